@@ -1,0 +1,140 @@
+// BLS12-381 base field Fp, scalar field Fr and the quadratic extension Fp2 = Fp[u]/(u^2 + 1).
+#pragma once
+
+#include <cstdint>
+
+#include "proofpipe/ff/field.hpp"
+
+namespace pp {
+
+struct FpParams {
+  static constexpr int N = 6;
+  /* p = (x-1)^2 (x^4 - x^2 + 1)/3 + x, x = -0xd201000000010000 */
+  static constexpr Limbs<N> modulus = limbs::from_hex<N>(
+      "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
+};
+
+struct FrParams {
+  static constexpr int N = 4;
+  /* r = x^4 - x^2 + 1, the prime order of G1, G2 and GT */
+  static constexpr Limbs<N> modulus =
+      limbs::from_hex<N>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
+};
+
+using Fp = Field<FpParams>;
+using Fr = Field<FrParams>;
+
+static_assert(sizeof(Fp) == 48 && alignof(Fp) == 8, "Fp layout is 6 x u64 on host and device");
+static_assert(sizeof(Fr) == 32 && alignof(Fr) == 8, "Fr layout is 4 x u64 on host and device");
+static_assert(Fp::BITS == 381 && Fr::BITS == 255);
+// Montgomery constants checked against their published values (derived above at compile time).
+static_assert(FieldConsts<FpParams>::inv64 == 0x89f3fffcfffcfffdULL);
+static_assert(FieldConsts<FpParams>::r1.v[0] == 0x760900000002fffdULL);  // R mod p, low limb
+static_assert(FieldConsts<FrParams>::inv64 == 0xfffffffeffffffffULL);
+static_assert(FieldConsts<FrParams>::r1.v[0] == 0x00000001fffffffeULL);  // R mod r, low limb
+
+namespace detail {
+/* (p + 1) / 4: square-root exponent, valid because p = 3 mod 4 */
+inline constexpr Limbs<6> fp_sqrt_exp = limbs::shr1(limbs::shr1(limbs::add_small(FpParams::modulus, 1)));
+/* (p - 3) / 4: exponent of the Fp2 square-root algorithm */
+inline constexpr Limbs<6> fp_p_minus_3_div_4 = limbs::shr1(limbs::shr1(limbs::sub_small(FpParams::modulus, 3)));
+static_assert((FpParams::modulus.v[0] & 3) == 3, "p = 3 mod 4");
+}  // namespace detail
+
+// Square root in Fp; false when a is not a square.
+PP_HD inline bool sqrt(Fp& out, const Fp& a) {
+  constexpr Limbs<6> e = detail::fp_sqrt_exp;
+  const Fp s = a.pow(e);
+  if (s.sqr() != a) return false;
+  out = s;
+  return true;
+}
+
+// Fp2 = Fp[u] / (u^2 + 1). Layout: c0 then c1 (c0 + c1·u).
+struct alignas(8) Fp2 {
+  Fp c0, c1;
+
+  PP_HD static constexpr Fp2 zero() { return Fp2{}; }
+  PP_HD static constexpr Fp2 one() { return Fp2{Fp::one(), Fp::zero()}; }
+  PP_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  PP_HD bool is_one() const { return c0.is_one() && c1.is_zero(); }
+  PP_HD friend bool operator==(const Fp2& a, const Fp2& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
+  PP_HD friend bool operator!=(const Fp2& a, const Fp2& b) { return !(a == b); }
+
+  PP_HD friend Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  PP_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  PP_HD Fp2 operator-() const { return {-c0, -c1}; }
+  // Karatsuba: 3 base multiplications.
+  PP_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
+    const Fp v0 = a.c0 * b.c0;
+    const Fp v1 = a.c1 * b.c1;
+    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+  }
+  PP_HD Fp2 operator*(const Fp& s) const { return {c0 * s, c1 * s}; }
+  PP_HD Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
+  PP_HD Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
+  PP_HD Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
+  // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u.
+  PP_HD Fp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  PP_HD Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+  PP_HD Fp2 conjugate() const { return {c0, -c1}; }
+  // Frobenius x -> x^p is conjugation in Fp2.
+  PP_HD Fp2 frobenius() const { return conjugate(); }
+  // Multiplication by the sextic non-residue xi = 1 + u.
+  PP_HD Fp2 mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }
+  PP_HD Fp norm() const { return c0.sqr() + c1.sqr(); }
+  PP_HD Fp2 inverse() const {
+    const Fp t = norm().inverse();
+    return {c0 * t, -(c1 * t)};
+  }
+  template <int M>
+  PP_HD Fp2 pow(const Limbs<M>& e) const {
+    Fp2 r = one();
+    bool started = false;
+    for (int i = 64 * M - 1; i >= 0; --i) {
+      if (started) r = r.sqr();
+      if ((e.v[i / 64] >> (i % 64)) & 1) {
+        r = started ? r * *this : *this;
+        started = true;
+      }
+    }
+    return r;
+  }
+  // A square in Fp2 iff its norm is a square in Fp.
+  PP_HD int legendre() const { return norm().legendre(); }
+  PP_HD bool is_square() const { return legendre() >= 0; }
+  // zcash sign convention: compare c1 first, c0 when c1 is zero.
+  bool is_lexicographically_largest() const {
+    return c1.is_zero() ? c0.is_lexicographically_largest() : c1.is_lexicographically_largest();
+  }
+};
+static_assert(sizeof(Fp2) == 96 && alignof(Fp2) == 8);
+
+// Square root in Fp2 for p = 3 mod 4 (Adj, Rodriguez-Henriquez, "Square root computation over
+// even extension fields", Algorithm 9); false when a is not a square.
+PP_HD inline bool sqrt(Fp2& out, const Fp2& a) {
+  if (a.is_zero()) {
+    out = a;
+    return true;
+  }
+  constexpr Limbs<6> e1 = detail::fp_p_minus_3_div_4;
+  constexpr Limbs<6> e2 = FieldConsts<FpParams>::p_minus_1_half;
+  const Fp2 a1 = a.pow(e1);
+  const Fp2 alpha = a1.sqr() * a;
+  const Fp2 a0 = alpha.frobenius() * alpha;
+  const Fp2 minus_one = -Fp2::one();
+  if (a0 == minus_one) return false;
+  const Fp2 x0 = a1 * a;
+  Fp2 x;
+  if (alpha == minus_one) {
+    x = Fp2{-x0.c1, x0.c0};  // u * x0
+  } else {
+    const Fp2 b = (Fp2::one() + alpha).pow(e2);
+    x = b * x0;
+  }
+  if (x.sqr() != a) return false;
+  out = x;
+  return true;
+}
+
+}  // namespace pp

@@ -1,0 +1,292 @@
+// Fp and Fr against a GMP reference on seeded random and edge values, plus field axioms.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "gmp_oracle.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace pp::test {
+namespace {
+
+constexpr uint64_t kSeed = 0x5eed'f1e1d'0001ULL;
+constexpr int kRandomCount = 2000;
+
+template <class F>
+class FieldTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::mt19937_64 rng(kSeed);
+    p_ = modulus_mpz<F>();
+    // Edge values: 0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, and 2^(64k) +/- 1 at every limb boundary.
+    std::vector<Mpz> edges;
+    auto add_mod = [&](const Mpz& x) {
+      Mpz r;
+      mpz_mod(r.get(), x.get(), p_.get());
+      edges.push_back(r);
+    };
+    for (long v : {0L, 1L, 2L, -1L, -2L}) {
+      Mpz x;
+      mpz_set_si(x.get(), v);
+      add_mod(x);
+    }
+    Mpz half;
+    mpz_sub_ui(half.get(), p_.get(), 1);
+    mpz_fdiv_q_2exp(half.get(), half.get(), 1);
+    add_mod(half);
+    Mpz half1;
+    mpz_add_ui(half1.get(), half.get(), 1);
+    add_mod(half1);
+    for (int k = 1; k < F::N; ++k) {
+      for (long d : {-1L, 0L, 1L}) {
+        Mpz x;
+        mpz_setbit(x.get(), 64 * k);
+        if (d < 0) mpz_sub_ui(x.get(), x.get(), 1);
+        if (d > 0) mpz_add_ui(x.get(), x.get(), 1);
+        add_mod(x);
+      }
+    }
+    for (const Mpz& e : edges) {
+      values_.push_back(e);
+      elems_.push_back(element<F>(e));
+    }
+    for (int i = 0; i < kRandomCount; ++i) {
+      const F a = random_element<F>(rng);
+      elems_.push_back(a);
+      values_.push_back(value(a));
+    }
+    ASSERT_GT(elems_.size(), 20u);
+  }
+  Mpz reduce(const Mpz& x) const {
+    Mpz r;
+    mpz_mod(r.get(), x.get(), p_.get());
+    return r;
+  }
+  // Applies `op` to each pair (i, i+offset) and checks it against `ref`.
+  template <class Op, class Ref>
+  void check_binary(Op op, Ref ref) {
+    const size_t n = elems_.size();
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t off : {size_t(0), size_t(1), size_t(7)}) {
+        const size_t j = (i + off) % n;
+        const F got = op(elems_[i], elems_[j]);
+        Mpz want;
+        ref(want, values_[i], values_[j]);
+        want = reduce(want);
+        ASSERT_EQ(value(got).hex(), want.hex()) << "inputs " << values_[i].hex() << ", " << values_[j].hex();
+      }
+    }
+  }
+  Mpz p_;
+  std::vector<F> elems_;
+  std::vector<Mpz> values_;
+};
+
+using FieldTypes = ::testing::Types<Fp, Fr>;
+TYPED_TEST_SUITE(FieldTest, FieldTypes);
+
+TYPED_TEST(FieldTest, AddMatchesGmp) {
+  this->check_binary([](auto a, auto b) { return a + b; },
+                     [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_add(r.get(), a.get(), b.get()); });
+}
+TYPED_TEST(FieldTest, SubMatchesGmp) {
+  this->check_binary([](auto a, auto b) { return a - b; },
+                     [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_sub(r.get(), a.get(), b.get()); });
+}
+TYPED_TEST(FieldTest, MulMatchesGmp) {
+  this->check_binary([](auto a, auto b) { return a * b; },
+                     [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_mul(r.get(), a.get(), b.get()); });
+}
+TYPED_TEST(FieldTest, SquareNegDoubleMatchGmp) {
+  for (size_t i = 0; i < this->elems_.size(); ++i) {
+    const auto& a = this->elems_[i];
+    const Mpz& v = this->values_[i];
+    Mpz sq, neg, dbl;
+    mpz_mul(sq.get(), v.get(), v.get());
+    mpz_neg(neg.get(), v.get());
+    mpz_add(dbl.get(), v.get(), v.get());
+    ASSERT_EQ(value(a.sqr()), this->reduce(sq));
+    ASSERT_EQ(value(-a), this->reduce(neg));
+    ASSERT_EQ(value(a.dbl()), this->reduce(dbl));
+  }
+}
+TYPED_TEST(FieldTest, InverseMatchesGmp) {
+  for (size_t i = 0; i < this->elems_.size(); i += 7) {
+    const auto& a = this->elems_[i];
+    if (a.is_zero()) {
+      EXPECT_TRUE(a.inverse().is_zero()) << "inverse of zero is defined as zero";
+      continue;
+    }
+    Mpz want;
+    ASSERT_NE(mpz_invert(want.get(), this->values_[i].get(), this->p_.get()), 0);
+    ASSERT_EQ(value(a.inverse()), want);
+    ASSERT_TRUE((a * a.inverse()).is_one());
+  }
+}
+TYPED_TEST(FieldTest, PowMatchesGmp) {
+  std::mt19937_64 rng(kSeed + 1);
+  for (size_t i = 0; i < this->elems_.size(); i += 50) {
+    const Limbs<3> e{{rng(), rng(), rng() >> 7}};
+    Mpz ev = to_mpz<3>(e.v);
+    Mpz want;
+    mpz_powm(want.get(), this->values_[i].get(), ev.get(), this->p_.get());
+    ASSERT_EQ(value(this->elems_[i].pow(e)), want);
+  }
+}
+TYPED_TEST(FieldTest, LegendreMatchesGmp) {
+  for (size_t i = 0; i < this->elems_.size(); i += 3) {
+    ASSERT_EQ(this->elems_[i].legendre(), mpz_legendre(this->values_[i].get(), this->p_.get()));
+  }
+}
+TYPED_TEST(FieldTest, CanonicalRoundTripAndRangeCheck) {
+  using F = TypeParam;
+  for (const F& a : this->elems_) {
+    uint8_t be[F::BYTES], le[F::BYTES];
+    a.to_bytes_be(be);
+    a.to_bytes_le(le);
+    F b, c;
+    ASSERT_TRUE(b.from_bytes_be(be));
+    ASSERT_TRUE(c.from_bytes_le(le));
+    ASSERT_EQ(a, b);
+    ASSERT_EQ(a, c);
+    for (int k = 0; k < F::BYTES; ++k) ASSERT_EQ(be[k], le[F::BYTES - 1 - k]);
+  }
+  // p itself, p + 1 and 2^(8·BYTES) - 1 are not canonical.
+  for (int add : {0, 1}) {
+    Mpz x = this->p_;
+    mpz_add_ui(x.get(), x.get(), add);
+    uint64_t limbs[F::N];
+    from_mpz<F::N>(limbs, x);
+    F out;
+    EXPECT_FALSE(F::from_canonical(out, limbs)) << "accepted p + " << add;
+  }
+  uint8_t ones[F::BYTES];
+  for (auto& b : ones) b = 0xff;
+  F out;
+  EXPECT_FALSE(out.from_bytes_be(ones));
+}
+TYPED_TEST(FieldTest, Axioms) {
+  using F = TypeParam;
+  const auto& e = this->elems_;
+  for (size_t i = 0; i + 2 < e.size(); i += 3) {
+    const F a = e[i], b = e[i + 1], c = e[i + 2];
+    ASSERT_EQ(a + b, b + a);
+    ASSERT_EQ(a * b, b * a);
+    ASSERT_EQ((a + b) + c, a + (b + c));
+    ASSERT_EQ((a * b) * c, a * (b * c));
+    ASSERT_EQ(a * (b + c), a * b + a * c);
+    ASSERT_EQ(a + F::zero(), a);
+    ASSERT_EQ(a * F::one(), a);
+    ASSERT_TRUE((a - a).is_zero());
+    ASSERT_TRUE((a + (-a)).is_zero());
+  }
+}
+TYPED_TEST(FieldTest, MontgomeryConstantsMatchGmp) {
+  using F = TypeParam;
+  // R = 2^(64N) mod p, R^2 mod p and -p^-1 mod 2^64 recomputed by GMP.
+  Mpz r, r2, two64, inv;
+  mpz_setbit(r.get(), 64 * F::N);
+  mpz_mod(r.get(), r.get(), this->p_.get());
+  mpz_mul(r2.get(), r.get(), r.get());
+  mpz_mod(r2.get(), r2.get(), this->p_.get());
+  constexpr Limbs<F::N> r1c = F::Consts::r1, r2c = F::Consts::r2;
+  EXPECT_EQ(to_mpz<F::N>(r1c.v), r);
+  EXPECT_EQ(to_mpz<F::N>(r2c.v), r2);
+  mpz_setbit(two64.get(), 64);
+  ASSERT_NE(mpz_invert(inv.get(), this->p_.get(), two64.get()), 0);
+  mpz_sub(inv.get(), two64.get(), inv.get());
+  EXPECT_EQ(mpz_get_ui(inv.get()), F::Consts::inv64);
+  // one() is R mod p in memory and 1 in value.
+  EXPECT_EQ(value(F::one()).hex(), "1");
+  EXPECT_EQ(value(F::from_u64(12345)).hex(), "3039");
+}
+
+TEST(FpSqrt, RoundTripAndNonSquares) {
+  std::mt19937_64 rng(kSeed + 2);
+  const Mpz p = modulus_mpz<Fp>();
+  int squares = 0, non_squares = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Fp a = random_element<Fp>(rng);
+    Fp s;
+    const bool ok = sqrt(s, a);
+    ASSERT_EQ(ok, mpz_legendre(value(a).get(), p.get()) >= 0);
+    if (ok) {
+      ASSERT_EQ(s.sqr(), a);
+      ++squares;
+    } else {
+      ++non_squares;
+    }
+    Fp t;
+    ASSERT_TRUE(sqrt(t, a.sqr()));
+    ASSERT_TRUE(t == a || t == -a);
+  }
+  EXPECT_GT(squares, 100);
+  EXPECT_GT(non_squares, 100);
+}
+
+TEST(Fp2, AxiomsAndInverse) {
+  std::mt19937_64 rng(kSeed + 3);
+  for (int i = 0; i < 300; ++i) {
+    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
+    const Fp2 b{random_element<Fp>(rng), random_element<Fp>(rng)};
+    const Fp2 c{random_element<Fp>(rng), random_element<Fp>(rng)};
+    ASSERT_EQ(a * b, b * a);
+    ASSERT_EQ((a * b) * c, a * (b * c));
+    ASSERT_EQ(a * (b + c), a * b + a * c);
+    ASSERT_EQ(a.sqr(), a * a);
+    ASSERT_TRUE((a * a.inverse()).is_one());
+    // u^2 = -1 and xi = 1 + u.
+    const Fp2 u{Fp::zero(), Fp::one()};
+    ASSERT_EQ(u.sqr(), -Fp2::one());
+    ASSERT_EQ(a.mul_by_nonresidue(), (a * Fp2{Fp::one(), Fp::one()}));
+    // Frobenius is the p-th power.
+    constexpr Limbs<6> p = FpParams::modulus;
+    ASSERT_EQ(a.frobenius(), a.pow(p));
+  }
+}
+
+TEST(Fp2, MultiplicationMatchesGmpSchoolbook) {
+  std::mt19937_64 rng(kSeed + 4);
+  const Mpz p = modulus_mpz<Fp>();
+  for (int i = 0; i < 500; ++i) {
+    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
+    const Fp2 b{random_element<Fp>(rng), random_element<Fp>(rng)};
+    const Fp2 c = a * b;
+    Mpz t0, t1, re, im;
+    mpz_mul(t0.get(), value(a.c0).get(), value(b.c0).get());
+    mpz_mul(t1.get(), value(a.c1).get(), value(b.c1).get());
+    mpz_sub(re.get(), t0.get(), t1.get());
+    mpz_mod(re.get(), re.get(), p.get());
+    mpz_mul(t0.get(), value(a.c0).get(), value(b.c1).get());
+    mpz_mul(t1.get(), value(a.c1).get(), value(b.c0).get());
+    mpz_add(im.get(), t0.get(), t1.get());
+    mpz_mod(im.get(), im.get(), p.get());
+    ASSERT_EQ(value(c.c0), re);
+    ASSERT_EQ(value(c.c1), im);
+  }
+}
+
+TEST(Fp2, SqrtRoundTripAndNonSquares) {
+  std::mt19937_64 rng(kSeed + 5);
+  int non_squares = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
+    Fp2 s;
+    ASSERT_TRUE(sqrt(s, a.sqr()));
+    ASSERT_TRUE(s == a || s == -a);
+    const bool ok = sqrt(s, a);
+    ASSERT_EQ(ok, a.is_square());
+    if (ok) ASSERT_EQ(s.sqr(), a);
+    else ++non_squares;
+  }
+  EXPECT_GT(non_squares, 50);
+  // Elements of Fp embedded in Fp2 are all squares there.
+  Fp2 s;
+  const Fp2 minus_one = -Fp2::one();
+  ASSERT_TRUE(sqrt(s, minus_one));
+  EXPECT_EQ(s.sqr(), minus_one);
+}
+
+}  // namespace
+}  // namespace pp::test
