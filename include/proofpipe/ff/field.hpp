@@ -40,39 +40,44 @@ namespace detail {
 template <int N>
 constexpr void mont_mul_portable(uint64_t* out, const uint64_t* a, const uint64_t* b,
                                  const uint64_t* m, uint64_t inv) {
-  uint64_t t[N + 2] = {};
+  using u128 = unsigned __int128;
+  uint64_t t[N + 1] = {};
+PP_UNROLL
   for (int i = 0; i < N; ++i) {
+    // t += a * b[i]
     uint64_t carry = 0;
+PP_UNROLL
     for (int j = 0; j < N; ++j) {
-      const unsigned __int128 s = (unsigned __int128)a[j] * b[i] + t[j] + carry;
+      const u128 s = (u128)a[j] * b[i] + t[j] + carry;
       t[j] = uint64_t(s);
       carry = uint64_t(s >> 64);
     }
-    unsigned __int128 s = (unsigned __int128)t[N] + carry;
-    t[N] = uint64_t(s);
-    t[N + 1] = uint64_t(s >> 64);
-
+    const uint64_t top = t[N] + carry;  // no overflow: p < 2^(64N-1) keeps t < 2p
+    // t = (t + q p) / 2^64
     const uint64_t q = t[0] * inv;
-    s = (unsigned __int128)q * m[0] + t[0];
+    u128 s = (u128)q * m[0] + t[0];
     carry = uint64_t(s >> 64);
+PP_UNROLL
     for (int j = 1; j < N; ++j) {
-      s = (unsigned __int128)q * m[j] + t[j] + carry;
+      s = (u128)q * m[j] + t[j] + carry;
       t[j - 1] = uint64_t(s);
       carry = uint64_t(s >> 64);
     }
-    s = (unsigned __int128)t[N] + carry;
+    s = (u128)top + carry;
     t[N - 1] = uint64_t(s);
-    t[N] = t[N + 1] + uint64_t(s >> 64);
+    t[N] = uint64_t(s >> 64);
   }
   // t < 2p: one conditional subtraction.
   uint64_t d[N] = {};
   uint64_t borrow = 0;
+PP_UNROLL
   for (int i = 0; i < N; ++i) {
-    const unsigned __int128 x = (unsigned __int128)t[i] - m[i] - borrow;
+    const u128 x = (u128)t[i] - m[i] - borrow;
     d[i] = uint64_t(x);
     borrow = uint64_t(x >> 64) & 1;
   }
   const bool keep = t[N] == 0 && borrow;
+PP_UNROLL
   for (int i = 0; i < N; ++i) out[i] = keep ? t[i] : d[i];
 }
 
