@@ -1,0 +1,49 @@
+// Groth16 setup (test-only toxic waste), prover and verifier on the CPU, bellman convention.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/groth16/r1cs.hpp"
+
+namespace pp {
+
+// Fresh random toxic waste from `seed` — for tests and benchmarks, NOT a ceremony.
+ProvingKey setup(const R1cs& r1cs, uint64_t seed);
+
+// Per-stage wall times of one prove() call, in milliseconds.
+struct ProveTimings {
+  double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
+};
+
+// What the prover needs of one partition — the interface bellperson hands SupraSeal:
+// per-constraint evaluations including bellman's input constraints (a, b, c have
+// constraints + inputs entries), the input assignment (with the leading 1), the aux
+// assignment and the column densities.
+struct Witness {
+  std::vector<Fr> a, b, c;
+  std::vector<Fr> input;
+  std::vector<Fr> aux;
+  Densities densities;
+};
+
+// Evaluates the circuit on z and appends the input constraints. Throws std::invalid_argument
+// naming the first unsatisfied constraint, or when z has the wrong size or z[0] != 1.
+Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
+
+// Proves each witness (one per partition, all for the same key). r, s are drawn from a
+// generator seeded with `seed`. Throws std::invalid_argument naming the partition when a
+// witness is inconsistent (sizes, a·b != c at some constraint) or does not match the key.
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
+                         ProveTimings* timings = nullptr);
+
+
+bool verify(const VerifyingKey& vk, std::span<const Fr> public_inputs, const Proof& proof);
+// Random linear combination of all the checks, one multi-pairing. public_inputs[k] are the
+// inputs of proofs[k] (without the leading 1).
+bool batch_verify(const VerifyingKey& vk, std::span<const std::vector<Fr>> public_inputs,
+                  std::span<const Proof> proofs, uint64_t seed);
+
+}  // namespace pp

@@ -1,0 +1,79 @@
+// Rank-1 constraint systems: sparse A, B, C over the full assignment z = (1, inputs, aux).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace pp {
+
+// One sparse matrix in compressed-sparse-row form: row k (constraint k) holds the entries
+// [row_start[k], row_start[k+1]) of (column, value). Columns index z.
+struct SparseMatrix {
+  std::vector<uint64_t> row_start;  // rows + 1 entries, row_start[0] == 0
+  std::vector<uint32_t> column;
+  std::vector<Fr> value;            // Montgomery form
+
+  std::size_t rows() const { return row_start.empty() ? 0 : row_start.size() - 1; }
+  std::size_t non_zeros() const { return column.size(); }
+};
+
+// A·z ∘ B·z = C·z. Variable 0 is the constant 1, variables 1 .. num_inputs-1 are the public
+// inputs, then num_aux private (aux) variables: z.size() == num_inputs + num_aux.
+// (bellman's convention: num_inputs counts the constant one.)
+// The matrices hold the circuit's own constraints only. bellman's prover appends one row per
+// input i (including the constant one) with A = z_i, B = 0, C = 0 — "input_i · 0 = 0", which
+// every assignment satisfies — so a, b, c are num_constraints + num_inputs long and the domain is
+// the next power of two at or above that. Those rows are the prover's business, not stored here.
+// Rows need not be sorted by column and may repeat a column (bellman's linear combinations
+// allow both); every stored entry counts for the densities, even a zero coefficient.
+struct R1cs {
+  std::size_t num_inputs = 1;
+  std::size_t num_aux = 0;
+  SparseMatrix a, b, c;
+
+  std::size_t num_constraints() const { return a.rows(); }
+  std::size_t num_variables() const { return num_inputs + num_aux; }
+  // Throws std::invalid_argument naming the matrix, row and entry of the first inconsistency:
+  // num_inputs == 0; rows differ between A, B, C; row_start empty with entries, not starting
+  // at 0, not monotone, or not ending at the entry count; column and value of different
+  // lengths; column out of range; value not a reduced Montgomery-form Fr (>= r). Entry checks
+  // run in parallel but always report the lowest-indexed bad entry.
+  void validate() const;
+};
+
+// Per-constraint evaluations a = A·z, b = B·z, c = C·z (multithreaded SpMV, oneTBB), each
+// num_constraints() long (without the prover's appended input rows). z.size() must equal
+// r1cs.num_variables() and the matrices must be consistently sized (std::invalid_argument
+// otherwise); columns are not range-checked here, so an R1cs read from outside must have passed
+// validate() first.
+struct Evaluations {
+  std::vector<Fr> a, b, c;
+};
+Evaluations evaluate(const R1cs& r1cs, std::span<const Fr> z);
+
+// Index of the first constraint with (A·z)(B·z) != C·z, or nullopt when z satisfies r1cs.
+// Parallel, but the answer is always the lowest failing index. Same preconditions as evaluate().
+std::optional<std::size_t> first_unsatisfied(const R1cs& r1cs, std::span<const Fr> z);
+
+// Column densities as bellman's prover uses them: which aux variables have a non-zero
+// column in A (the "A density") and in B, and which inputs have one in B. Bit i of word i/64;
+// a_aux and b_aux hold ceil(num_aux/64) words, b_input ceil(num_inputs/64), unused high bits 0.
+// (bellman tracks no input density for A: every input is in the A query.) Same preconditions
+// as evaluate().
+struct Densities {
+  std::vector<uint64_t> a_aux;
+  std::vector<uint64_t> b_input;
+  std::vector<uint64_t> b_aux;
+};
+Densities column_densities(const R1cs& r1cs);
+
+inline bool test_bit(std::span<const uint64_t> bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1; }
+// Number of set bits.
+std::size_t count_bits(std::span<const uint64_t> bits);
+
+}  // namespace pp

@@ -1,0 +1,86 @@
+// bellperson's `.params` (Groth16 Parameters) and VerifyingKey files: writers, mmap'd parallel readers, header peek.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/io/serialize.hpp"
+
+namespace pp {
+
+// Layout (bellperson src/groth16/params.rs `Parameters::write`, verifying_key.rs
+// `VerifyingKey::write`); every point uncompressed (G1 96 bytes, G2 192 bytes), counts u32
+// big-endian, nothing between the fields and nothing after them:
+//   vk:  alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2  (864 bytes)
+//        u32 #ic, ic points
+//   then h, l, a, b_g1 (G1) and b_g2 (G2), each as u32 count + points.
+// A VK file (write_vk) is the vk part alone.
+//
+// Validation follows bellperson's readers, so that a file one accepts the other accepts:
+//  * the six VK points and ic are always subgroup-checked (bellperson decodes them with the
+//    checked `from_uncompressed`); they are few, and a verifier depends on them;
+//  * h, l, a, b_g1, b_g2 are subgroup-checked only with SubgroupCheck::yes (bellperson's
+//    `checked` flag): that check is one scalar multiplication per point, which dominates the
+//    load time of large keys that come from a trusted ceremony file;
+//  * the point at infinity is rejected in ic and in the five query vectors (bellperson:
+//    "point at infinity"), accepted for the six VK points.
+inline constexpr std::size_t kVkFixedBytes = 3 * kG1UncompressedBytes + 3 * kG2UncompressedBytes;  // 864
+
+struct ParamsReadOptions {
+  SubgroupCheck subgroup = SubgroupCheck::no;  // for h, l, a, b_g1, b_g2 (see above)
+};
+
+// Every read/parse/write failure. The message starts with the file (or the `name` given to a
+// parse_* function) and says where: the vector ("h", "l", "a", "b_g1", "b_g2", "vk.ic" or a
+// single VK point such as "vk.delta_g2"), the index within it, the byte offset in the file and
+// the decode error, or the expected and actual sizes of a truncated or over-long file.
+class ParamsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What `proofpipe info` shows: the VK and the vector lengths, without touching point data.
+struct ParamsHeader {
+  VerifyingKey vk;
+  std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
+  uint64_t file_size = 0;
+};
+
+// Exact encoded sizes (throw ParamsError when a vector has more than 2^32 - 1 points, which
+// the u32 counts cannot express).
+uint64_t params_encoded_size(const ProvingKey& pk);
+uint64_t vk_encoded_size(const VerifyingKey& vk);
+
+// Writers: stream through a buffer; any I/O error throws ParamsError naming the file. The
+// file is truncated/created; on error it is left incomplete (readers reject it).
+void write_params(const std::filesystem::path& path, const ProvingKey& pk);
+void write_vk(const std::filesystem::path& path, const VerifyingKey& vk);
+
+// In-memory encoders, byte for byte what the writers put in a file.
+std::vector<uint8_t> encode_params(const ProvingKey& pk);
+std::vector<uint8_t> encode_vk(const VerifyingKey& vk);
+
+// Readers. read_params maps the file (read-only, unmapped on return) and calls parse_params.
+// Points are decoded in parallel (oneTBB); the error reported is always the first bad point in
+// file order, whatever the thread schedule. The whole layout (counts against the file size) is
+// checked before any point is decoded, so a truncated file never costs a decode pass.
+ProvingKey read_params(const std::filesystem::path& path, const ParamsReadOptions& options = {});
+ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions& options,
+                        std::string_view name);
+
+// Reads the VK and the five counts with positioned reads, skipping the point data; the
+// layout must still account for the file size exactly. VK points are validated as above.
+ParamsHeader read_params_header(const std::filesystem::path& path);
+ParamsHeader parse_params_header(std::span<const uint8_t> bytes, std::string_view name);
+
+// A VK file: exactly the vk part of the layout.
+VerifyingKey read_vk(const std::filesystem::path& path);
+VerifyingKey parse_vk(std::span<const uint8_t> bytes, std::string_view name);
+
+}  // namespace pp

@@ -1,0 +1,46 @@
+// Multi-scalar multiplication (Pippenger, signed digits) and bitmap batch addition on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "proofpipe/ec/bls12_381.hpp"
+
+namespace pp {
+
+struct MsmOptions {
+  // Window width c in bits, 1..20 (signed digits: 2^(c-1) buckets per window); 0 chooses
+  // msm_default_window(n). Anything else is std::invalid_argument.
+  int window_bits = 0;
+};
+
+// The window width that msm() uses for n points when MsmOptions::window_bits is 0: a table
+// tuned on G1, from 2 (n < 4) through 13 (2^16..2^18) to 16 (n >= 786432).
+int msm_default_window(std::size_t n);
+
+// sum_i scalars[i] · points[i]. Scalars are Fr in Montgomery form (as everywhere in the
+// library); points may include infinity. points.size() must equal scalars.size()
+// (std::invalid_argument otherwise). Multithreaded with oneTBB: it uses the calling thread's
+// task arena, so a caller limits the threads with a tbb::task_arena.
+template <class C>
+Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options = {});
+
+// sum of points[i] for every i whose bit is set in `bitmap` (64-bit words, LSB first: bit i is
+// word i/64, bit i%64). bitmap must hold at least ceil(points.size()/64) words. The "scalar is
+// 1" half of the split MSM. Multithreaded.
+template <class C>
+Jacobian<C> batch_add(std::span<const Affine<C>> points, std::span<const uint64_t> bitmap);
+
+// The naive reference: sum of scalar_mul(points[i], scalars[i]). For tests only.
+template <class C>
+Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> scalars);
+
+extern template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
+extern template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
+extern template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
+extern template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
+extern template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);
+extern template Jacobian<G2Curve> msm_naive(std::span<const G2Affine>, std::span<const Fr>);
+
+}  // namespace pp

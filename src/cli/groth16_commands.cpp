@@ -1,0 +1,230 @@
+// `proofpipe setup | prove | verify | info | bench prove`: the Groth16 workflow on files.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
+#include "proofpipe/io/params.hpp"
+#include "proofpipe/io/witness.hpp"
+
+namespace pp::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One line per stage on stderr, so that long runs show where they are.
+class Stage {
+ public:
+  explicit Stage(std::string name) : name_(std::move(name)), t0_(Clock::now()) {
+    fmt::print(stderr, "  {} ...\n", name_);
+  }
+  ~Stage() { fmt::print(stderr, "  {} done in {:.2f} s\n", name_, seconds_since(t0_)); }
+
+ private:
+  std::string name_;
+  Clock::time_point t0_;
+};
+
+SyntheticOptions synthetic_options(const SyntheticCliOptions& c) {
+  if (c.kind != "porep") throw std::invalid_argument("unknown synthetic circuit '" + c.kind + "' (known: porep)");
+  SyntheticOptions o;
+  o.lg_constraints = c.lg;
+  o.num_public_inputs = c.public_inputs;
+  o.zero_fraction = c.zero_fraction;
+  o.one_fraction = c.one_fraction;
+  o.seed = c.seed;
+  return o;
+}
+
+std::vector<uint8_t> read_file(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path.string() + ": cannot open");
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::vector<Proof> read_proofs(const std::filesystem::path& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  if (bytes.size() % Proof::kBytes != 0)
+    throw std::runtime_error(path.string() + ": size " + std::to_string(bytes.size()) + " is not a multiple of " +
+                             std::to_string(Proof::kBytes) + " bytes");
+  std::vector<Proof> proofs;
+  for (std::size_t i = 0; i < bytes.size() / Proof::kBytes; ++i) {
+    try {
+      proofs.push_back(Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(bytes.data() + i * Proof::kBytes, Proof::kBytes)));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path.string() + ": proof " + std::to_string(i) + ": " + e.what());
+    }
+  }
+  return proofs;
+}
+
+void print_timings(const ProveTimings& t, std::size_t partitions) {
+  const double total = t.evaluate + t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2 + t.assembly;
+  fmt::print("stage        total ms   per partition ms\n");
+  auto row = [&](const char* name, double ms) {
+    fmt::print("{:<12} {:>9.1f}   {:>9.1f}\n", name, ms, ms / double(partitions));
+  };
+  row("checks", t.evaluate);
+  row("ntt (H)", t.ntt);
+  row("msm H", t.msm_h);
+  row("msm L", t.msm_l);
+  row("msm A", t.msm_a);
+  row("msm B_G1", t.msm_b_g1);
+  row("msm B_G2", t.msm_b_g2);
+  row("assembly", t.assembly);
+  row("total", total);
+}
+
+}  // namespace
+
+int run_setup(const SetupOptions& options) {
+  const SyntheticOptions opts = synthetic_options(options.circuit);
+  fmt::print(stderr,
+             "proofpipe setup: NOTE this key comes from fresh random toxic waste on this machine; it is for\n"
+             "tests and benchmarks only, not a trusted-setup ceremony.\n");
+  std::filesystem::create_directories(options.out);
+  R1cs r1cs;
+  {
+    Stage s(fmt::format("synthesising the {} circuit, 2^{} rows", options.circuit.kind, opts.lg_constraints));
+    r1cs = make_porep_like_r1cs(opts);
+  }
+  ProvingKey pk;
+  {
+    Stage s("generating the proving key");
+    pk = setup(r1cs, opts.seed ^ 0x5e70ULL);
+  }
+  {
+    Stage s("writing " + (options.out / "params").string());
+    write_params(options.out / "params", pk);
+  }
+  for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
+    Stage s(fmt::format("witness {} of {}", p, options.circuit.partitions));
+    const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
+    write_witness(options.out / fmt::format("witness-{}.ppw", p), witness_from_assignment(r1cs, z));
+    write_public_json(options.out / fmt::format("public-{}.json", p),
+                      std::span<const Fr>(z.data() + 1, r1cs.num_inputs - 1));
+  }
+  fmt::print("wrote {}/params, {} witness file(s) and public input file(s)\n", options.out.string(),
+             options.circuit.partitions);
+  return 0;
+}
+
+int run_prove(const ProveOptions& options) {
+  if (options.witnesses.empty()) throw std::invalid_argument("prove: give at least one --witness");
+  ProvingKey pk;
+  {
+    Stage s("reading " + options.params.string());
+    ParamsReadOptions ro;
+    ro.subgroup = options.subgroup_check ? SubgroupCheck::yes : SubgroupCheck::no;
+    pk = read_params(options.params, ro);
+  }
+  std::vector<Witness> witnesses;
+  {
+    Stage s(fmt::format("reading {} witness file(s)", options.witnesses.size()));
+    for (const auto& w : options.witnesses) witnesses.push_back(read_witness(w));
+  }
+  const uint64_t seed = options.seed ? *options.seed : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  ProveTimings timings;
+  std::vector<Proof> proofs;
+  {
+    Stage s(fmt::format("proving {} partition(s)", witnesses.size()));
+    proofs = prove(pk, witnesses, seed, &timings);
+  }
+  std::ofstream out(options.out, std::ios::binary | std::ios::trunc);
+  for (const Proof& p : proofs) {
+    const auto bytes = p.to_bytes();
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  out.close();
+  if (!out) throw std::runtime_error(options.out.string() + ": write failed");
+  print_timings(timings, proofs.size());
+  fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
+  return 0;
+}
+
+int run_verify(const VerifyOptions& options) {
+  const VerifyingKey vk = read_params_header(options.params).vk;
+  const std::vector<Proof> proofs = read_proofs(options.proofs);
+  if (proofs.size() != options.publics.size())
+    throw std::invalid_argument(fmt::format("verify: {} has {} proof(s) but {} --public file(s) were given",
+                                            options.proofs.string(), proofs.size(), options.publics.size()));
+  std::vector<std::vector<Fr>> publics;
+  for (const auto& p : options.publics) publics.push_back(read_public_json(p));
+  for (std::size_t i = 0; i < publics.size(); ++i)
+    if (publics[i].size() + 1 != vk.ic.size())
+      throw std::invalid_argument(fmt::format("verify: {} has {} public input(s), the key expects {}",
+                                              options.publics[i].string(), publics[i].size(), vk.ic.size() - 1));
+  if (batch_verify(vk, publics, proofs, std::random_device{}())) {
+    fmt::print("all {} proof(s) valid\n", proofs.size());
+    return 0;
+  }
+  // The batch failed: say which proofs are bad.
+  for (std::size_t i = 0; i < proofs.size(); ++i)
+    if (!verify(vk, publics[i], proofs[i])) fmt::print("proof {} INVALID (public inputs {})\n", i, options.publics[i].string());
+  return 1;
+}
+
+int run_info(const std::filesystem::path& file) {
+  const std::vector<uint8_t> head = [&] {
+    std::ifstream f(file, std::ios::binary);
+    if (!f) throw std::runtime_error(file.string() + ": cannot open");
+    std::vector<uint8_t> b(8, 0);
+    f.read(reinterpret_cast<char*>(b.data()), 8);
+    b.resize(std::size_t(f.gcount()));
+    return b;
+  }();
+  if (head.size() == 8 && std::string(head.begin(), head.end()) == "PPWITNS1") {
+    const Witness w = read_witness(file);
+    fmt::print("{}: proofpipe witness (BLS12-381 scalars)\n  rows (constraints + inputs): {}\n  inputs (with the 1): {}\n"
+               "  aux variables: {}\n",
+               file.string(), w.a.size(), w.input.size(), w.aux.size());
+    return 0;
+  }
+  const ParamsHeader h = read_params_header(file);
+  fmt::print("{}: Groth16 proving key, bellperson .params layout, curve BLS12-381\n", file.string());
+  fmt::print("  public inputs (with the 1): {}\n  H points: {} (domain 2^{})\n  L points (aux): {}\n  A points: {}\n"
+             "  B_G1 points: {}\n  B_G2 points: {}\n",
+             h.vk.ic.size(), h.h, std::bit_width(h.h), h.l, h.a, h.b_g1, h.b_g2);
+  return 0;
+}
+
+int run_bench_prove(const BenchProveOptions& options) {
+  const SyntheticOptions opts = synthetic_options(options.circuit);
+  R1cs r1cs;
+  ProvingKey pk;
+  std::vector<Witness> witnesses;
+  std::vector<std::vector<Fr>> publics;
+  {
+    Stage s(fmt::format("circuit, key and {} witness(es) at 2^{}", options.circuit.partitions, opts.lg_constraints));
+    r1cs = make_porep_like_r1cs(opts);
+    pk = setup(r1cs, opts.seed);
+    for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
+      const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
+      witnesses.push_back(witness_from_assignment(r1cs, z));
+      publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+    }
+  }
+  for (int rep = 0; rep < options.repeat; ++rep) {
+    ProveTimings t;
+    const auto t0 = Clock::now();
+    const std::vector<Proof> proofs = prove(pk, witnesses, opts.seed + uint64_t(rep), &t);
+    const double wall = seconds_since(t0);
+    fmt::print("run {}: {} partition(s) of 2^{} in {:.3f} s\n", rep, proofs.size(), opts.lg_constraints, wall);
+    print_timings(t, proofs.size());
+    if (!batch_verify(pk.vk, publics, proofs, opts.seed)) {
+      fmt::print(stderr, "bench: the proofs did NOT verify\n");
+      return 1;
+    }
+  }
+  fmt::print("all proofs verified\n");
+  return 0;
+}
+
+}  // namespace pp::cli

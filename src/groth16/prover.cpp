@@ -1,0 +1,192 @@
+// Groth16 prover on the CPU in bellman's convention: H by coset NTTs, split MSMs, assembly.
+#include <tbb/parallel_invoke.h>
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/msm/msm.hpp"
+#include "proofpipe/ntt/ntt.hpp"
+
+namespace pp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+Fr random_scalar(std::mt19937_64& rng) {
+  for (;;) {
+    uint64_t c[4] = {rng(), rng(), rng(), rng() >> 1};
+    Fr x;
+    if (Fr::from_canonical(x, c)) return x;
+  }
+}
+
+std::size_t popcount(std::span<const uint64_t> bits) {
+  std::size_t n = 0;
+  for (uint64_t w : bits) n += std::size_t(__builtin_popcountll(w));
+  return n;
+}
+
+// The split MSM: scalars equal to 0 are skipped, those equal to 1 are batch-added from a bitmap,
+// the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
+template <class C>
+Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+  std::vector<uint64_t> ones((points.size() + 63) / 64, 0);
+  std::vector<Affine<C>> tail_points;
+  std::vector<Fr> tail_scalars;
+  const Fr one = Fr::one();
+  for (std::size_t i = 0; i < scalars.size(); ++i) {
+    if (scalars[i].is_zero()) continue;
+    if (scalars[i] == one) {
+      ones[i / 64] |= uint64_t(1) << (i % 64);
+    } else {
+      tail_points.push_back(points[i]);
+      tail_scalars.push_back(scalars[i]);
+    }
+  }
+  Jacobian<C> sum = batch_add<C>(points, ones);
+  if (!tail_points.empty()) sum += msm<C>(std::span<const Affine<C>>(tail_points), std::span<const Fr>(tail_scalars));
+  return sum;
+}
+
+// Scalars for a density-filtered query: the inputs (all, or those with the input density
+// bit), then the aux values whose density bit is set.
+std::vector<Fr> filtered(std::span<const Fr> input, const std::vector<uint64_t>* input_density,
+                         std::span<const Fr> aux, const std::vector<uint64_t>& aux_density) {
+  std::vector<Fr> out;
+  for (std::size_t i = 0; i < input.size(); ++i)
+    if (!input_density || test_bit(*input_density, i)) out.push_back(input[i]);
+  for (std::size_t j = 0; j < aux.size(); ++j)
+    if (test_bit(aux_density, j)) out.push_back(aux[j]);
+  return out;
+}
+
+std::string partition_name(std::size_t part) { return "partition " + std::to_string(part) + ": "; }
+
+void check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
+  const std::string where = partition_name(part);
+  const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
+  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
+    if (got != want)
+      throw std::invalid_argument(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
+                                  std::to_string(want) + " (witness and proving key do not match)");
+  };
+  expect("the input assignment", num_inputs, pk.vk.ic.size(), "values");
+  expect("the aux assignment", num_aux, pk.l.size(), "values");
+  expect("b", w.b.size(), w.a.size(), "values");
+  expect("c", w.c.size(), w.a.size(), "values");
+  if (num_inputs == 0 || !w.input[0].is_one()) throw std::invalid_argument(where + "input[0] must be 1");
+  const Densities& d = w.densities;
+  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
+  const Domain domain = Domain::at_least(w.a.size());
+  expect("the H query", pk.h.size(), domain.size() - 1, "points");
+  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
+  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
+  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
+  for (std::size_t k = 0; k < w.a.size(); ++k)
+    if (w.a[k] * w.b[k] != w.c[k])
+      throw std::invalid_argument(where + "a·b != c at constraint " + std::to_string(k) +
+                                  " (the witness does not satisfy the circuit)");
+}
+
+}  // namespace
+
+Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
+  if (z.size() != r1cs.num_variables())
+    throw std::invalid_argument("assignment has " + std::to_string(z.size()) + " values, the circuit has " +
+                                std::to_string(r1cs.num_variables()) + " variables");
+  if (!z[0].is_one()) throw std::invalid_argument("assignment: z[0] must be 1");
+  Evaluations ev = evaluate(r1cs, z);
+  const std::size_t m0 = r1cs.num_constraints();
+  for (std::size_t k = 0; k < m0; ++k)
+    if (ev.a[k] * ev.b[k] != ev.c[k])
+      throw std::invalid_argument("the assignment does not satisfy constraint " + std::to_string(k));
+  Witness w;
+  w.a = std::move(ev.a);
+  w.b = std::move(ev.b);
+  w.c = std::move(ev.c);
+  // bellman's input constraints input_i · 0 = 0: a = z_i, b = c = 0.
+  for (std::size_t i = 0; i < r1cs.num_inputs; ++i) {
+    w.a.push_back(z[i]);
+    w.b.push_back(Fr::zero());
+    w.c.push_back(Fr::zero());
+  }
+  w.input.assign(z.begin(), z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+  w.aux.assign(z.begin() + std::ptrdiff_t(r1cs.num_inputs), z.end());
+  w.densities = column_densities(r1cs);
+  return w;
+}
+
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
+                         ProveTimings* timings) {
+  std::mt19937_64 rng(seed);
+  std::vector<Proof> proofs;
+  ProveTimings total;
+  for (std::size_t part = 0; part < witnesses.size(); ++part) {
+    const Witness& w = witnesses[part];
+    auto t0 = Clock::now();
+    check_witness(pk, w, part);
+    const Domain domain = Domain::at_least(w.a.size());
+    const std::size_t n = domain.size();
+    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+    std::copy(w.a.begin(), w.a.end(), a.begin());
+    std::copy(w.b.begin(), w.b.end(), b.begin());
+    std::copy(w.c.begin(), w.c.end(), c.begin());
+    total.evaluate += ms_since(t0);
+
+    // H: coefficients of (a·b - c)/Z via the coset, where Z is the constant g^n - 1.
+    t0 = Clock::now();
+    tbb::parallel_invoke([&] { intt(a, domain); coset_ntt(a, domain); },
+                         [&] { intt(b, domain); coset_ntt(b, domain); },
+                         [&] { intt(c, domain); coset_ntt(c, domain); });
+    const Fr z_inv = domain.vanishing_on_coset().inverse();
+    for (std::size_t i = 0; i < n; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+    coset_intt(a, domain);
+    total.ntt += ms_since(t0);
+
+    const Densities& dens = w.densities;
+    const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
+    const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
+
+    G1Jacobian h_sum, l_sum, a_sum, b1_sum;
+    G2Jacobian b2_sum;
+    t0 = Clock::now();
+    h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), n - 1));
+    total.msm_h += ms_since(t0);
+    t0 = Clock::now();
+    l_sum = split_msm<G1Curve>(pk.l, w.aux);
+    total.msm_l += ms_since(t0);
+    t0 = Clock::now();
+    a_sum = split_msm<G1Curve>(pk.a, a_scalars);
+    total.msm_a += ms_since(t0);
+    t0 = Clock::now();
+    b1_sum = split_msm<G1Curve>(pk.b_g1, b_scalars);
+    total.msm_b_g1 += ms_since(t0);
+    t0 = Clock::now();
+    b2_sum = split_msm<G2Curve>(pk.b_g2, b_scalars);
+    total.msm_b_g2 += ms_since(t0);
+
+    // A = alpha + sum A + r delta; B = beta + sum B + s delta;
+    // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
+    t0 = Clock::now();
+    const Fr r = random_scalar(rng), s = random_scalar(rng);
+    const VerifyingKey& vk = pk.vk;
+    const G1Jacobian g_a = a_sum.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
+    const G2Jacobian g_b = b2_sum.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
+    const G1Jacobian b1 = b1_sum.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
+    const G1Jacobian g_c = h_sum + l_sum + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
+    proofs.push_back(Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()});
+    total.assembly += ms_since(t0);
+  }
+  if (timings) *timings = total;
+  return proofs;
+}
+
+}  // namespace pp

@@ -1,0 +1,244 @@
+// Native witness files, decimal scalars and public-input JSON (formats in docs/FORMATS.md).
+#include "proofpipe/io/witness.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace pp {
+namespace {
+
+constexpr char kMagic[8] = {'P', 'P', 'W', 'I', 'T', 'N', 'S', '1'};
+constexpr std::size_t kHeaderBytes = 8 + 3 * 8;
+constexpr std::size_t kScalarBytes = 32;
+
+std::size_t words_for(std::size_t bits) { return (bits + 63) / 64; }
+
+class Writer {
+ public:
+  explicit Writer(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw std::runtime_error(path_.string() + ": cannot open for writing");
+    buffer_.reserve(kBufferBytes);
+  }
+  void bytes(const void* p, std::size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    buffer_.insert(buffer_.end(), b, b + n);
+    if (buffer_.size() >= kBufferBytes) flush();
+  }
+  void u64(uint64_t v) {
+    uint8_t b[8];
+    for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
+    bytes(b, 8);
+  }
+  void scalars(std::span<const Fr> v) {
+    uint8_t b[kScalarBytes];
+    for (const Fr& x : v) {
+      x.to_bytes_le(b);
+      bytes(b, kScalarBytes);
+    }
+  }
+  void words(std::span<const uint64_t> v) {
+    for (uint64_t w : v) u64(w);
+  }
+  void finish() {
+    flush();
+    out_.close();
+    if (!out_) throw std::runtime_error(path_.string() + ": write failed");
+  }
+
+ private:
+  static constexpr std::size_t kBufferBytes = 1 << 20;
+  void flush() {
+    out_.write(reinterpret_cast<const char*>(buffer_.data()), std::streamsize(buffer_.size()));
+    if (!out_) throw std::runtime_error(path_.string() + ": write failed");
+    buffer_.clear();
+  }
+  std::filesystem::path path_;
+  std::ofstream out_;
+  std::vector<uint8_t> buffer_;
+};
+
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> bytes, std::string_view name) : bytes_(bytes), name_(name) {}
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error(std::string(name_) + ": " + what + " (byte offset " + std::to_string(pos_) + ")");
+  }
+  void need(std::size_t n, const char* section) const {
+    if (bytes_.size() - pos_ < n)
+      fail(std::string("truncated in ") + section + ": needs " + std::to_string(n) + " more bytes, " +
+           std::to_string(bytes_.size() - pos_) + " left");
+  }
+  uint64_t u64(const char* section) {
+    need(8, section);
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | bytes_[pos_ + std::size_t(i)];
+    pos_ += 8;
+    return v;
+  }
+  // Counts come from the file: compare by division so that a forged huge count is a size
+  // error, never an overflowed multiplication or a giant allocation.
+  void need_items(std::size_t count, std::size_t item_bytes, const char* section) const {
+    const std::size_t left = bytes_.size() - pos_;
+    if (count > left / item_bytes)
+      fail(std::string("truncated in ") + section + ": " + std::to_string(count) + " items of " +
+           std::to_string(item_bytes) + " bytes do not fit in the " + std::to_string(left) + " bytes left");
+  }
+  std::vector<Fr> scalars(std::size_t count, const char* section) {
+    need_items(count, kScalarBytes, section);
+    std::vector<Fr> v(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!v[i].from_bytes_le(bytes_.data() + pos_))
+        fail(std::string(section) + "[" + std::to_string(i) + "] is not a canonical scalar (>= r)");
+      pos_ += kScalarBytes;
+    }
+    return v;
+  }
+  std::vector<uint64_t> words(std::size_t count, const char* section) {
+    need_items(count, 8, section);
+    std::vector<uint64_t> v(count);
+    for (auto& w : v) w = u64(section);
+    return v;
+  }
+  void magic() {
+    need(sizeof kMagic, "header");
+    if (std::memcmp(bytes_.data(), kMagic, sizeof kMagic) != 0) fail("not a proofpipe witness file (bad magic)");
+    pos_ += sizeof kMagic;
+  }
+  void end() const {
+    if (pos_ != bytes_.size()) fail(std::to_string(bytes_.size() - pos_) + " unexpected trailing bytes");
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::string_view name_;
+  std::size_t pos_ = 0;
+};
+
+// Bits beyond `bits` in the last word must be clear, so that densities have one meaning.
+void check_padding(const Reader& r, std::span<const uint64_t> words, std::size_t bits, const char* section) {
+  if (bits % 64 != 0 && !words.empty() && (words.back() >> (bits % 64)) != 0)
+    r.fail(std::string(section) + ": bits set beyond the " + std::to_string(bits) + " variables");
+}
+
+}  // namespace
+
+void write_witness(const std::filesystem::path& path, const Witness& w) {
+  Writer out(path);
+  out.bytes(kMagic, sizeof kMagic);
+  out.u64(w.a.size());
+  out.u64(w.input.size());
+  out.u64(w.aux.size());
+  out.scalars(w.a);
+  out.scalars(w.b);
+  out.scalars(w.c);
+  out.scalars(w.input);
+  out.scalars(w.aux);
+  out.words(w.densities.a_aux);
+  out.words(w.densities.b_input);
+  out.words(w.densities.b_aux);
+  out.finish();
+}
+
+Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name) {
+  Reader in(bytes, name);
+  in.magic();
+  const uint64_t m = in.u64("header"), num_inputs = in.u64("header"), num_aux = in.u64("header");
+  if (num_inputs == 0) in.fail("header: the input count must include the constant one");
+  if (m < num_inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  Witness w;
+  w.a = in.scalars(m, "a");
+  w.b = in.scalars(m, "b");
+  w.c = in.scalars(m, "c");
+  w.input = in.scalars(num_inputs, "input");
+  w.aux = in.scalars(num_aux, "aux");
+  w.densities.a_aux = in.words(words_for(num_aux), "a_aux density");
+  w.densities.b_input = in.words(words_for(num_inputs), "b_input density");
+  w.densities.b_aux = in.words(words_for(num_aux), "b_aux density");
+  check_padding(in, w.densities.a_aux, num_aux, "a_aux density");
+  check_padding(in, w.densities.b_input, num_inputs, "b_input density");
+  check_padding(in, w.densities.b_aux, num_aux, "b_aux density");
+  in.end();
+  if (!w.input[0].is_one()) in.fail("input[0] must be 1");
+  return w;
+}
+
+Witness read_witness(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path.string() + ": cannot open");
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse_witness(bytes, path.string());
+}
+
+std::string to_decimal(const Fr& x) {
+  uint64_t c[4];
+  x.to_canonical(c);
+  std::string digits;
+  bool nonzero = true;
+  while (nonzero) {
+    // Divide the 256-bit value by 10, most significant limb first.
+    unsigned __int128 rem = 0;
+    nonzero = false;
+    for (int i = 3; i >= 0; --i) {
+      const unsigned __int128 cur = (rem << 64) | c[i];
+      c[i] = uint64_t(cur / 10);
+      rem = cur % 10;
+      nonzero |= c[i] != 0;
+    }
+    digits.push_back(char('0' + int(rem)));
+  }
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+std::optional<Fr> fr_from_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 78) return std::nullopt;
+  uint64_t c[5] = {0, 0, 0, 0, 0};
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    unsigned __int128 carry = uint64_t(ch - '0');
+    for (auto& limb : c) {
+      const unsigned __int128 cur = (unsigned __int128)limb * 10 + carry;
+      limb = uint64_t(cur);
+      carry = cur >> 64;
+    }
+    if (c[4] != 0 || carry != 0) return std::nullopt;
+  }
+  Fr x;
+  if (!Fr::from_canonical(x, c)) return std::nullopt;
+  return x;
+}
+
+void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Fr& x : inputs_without_one) j.push_back(to_decimal(x));
+  std::ofstream f(path);
+  f << j.dump(1) << "\n";
+  if (!f) throw std::runtime_error(path.string() + ": write failed");
+}
+
+std::vector<Fr> read_public_json(const std::filesystem::path& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error(path.string() + ": cannot open");
+  nlohmann::json j;
+  try {
+    f >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_array()) throw std::runtime_error(path.string() + ": expected a JSON array of decimal strings");
+  std::vector<Fr> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string()) throw std::runtime_error(path.string() + ": element " + std::to_string(i) + " is not a string");
+    const auto x = fr_from_decimal(j[i].get<std::string>());
+    if (!x)
+      throw std::runtime_error(path.string() + ": element " + std::to_string(i) +
+                               " is not a decimal scalar below the group order");
+    out.push_back(*x);
+  }
+  return out;
+}
+
+}  // namespace pp

@@ -1,0 +1,303 @@
+// CPU multi-scalar multiplication (signed-digit Pippenger over XYZZ buckets) and bitmap batch addition.
+#include "proofpipe/msm/msm.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pp {
+
+namespace {
+
+constexpr int kScalarBits = Fr::BITS;  // canonical scalars are < r < 2^255
+constexpr int kMaxWindow = 20;
+
+// Windows needed for c-bit signed digits of a kScalarBits-bit scalar. floor(255/c) + 1 covers
+// every bit and leaves the top window with at most (255 mod c) < c bits, so the carry coming
+// into it can never push it past 2^(c-1): it never produces a carry of its own. When c divides
+// 255 that top window is the "extra" one holding only the final carry.
+constexpr int num_windows(int c) { return kScalarBits / c + 1; }
+
+// c bits of the canonical scalar starting at bit `s` (zero past bit 255).
+inline uint32_t window_bits_at(const uint64_t* k, int s, int c) {
+  if (s >= 256) return 0;
+  const int limb = s / 64, off = s % 64;
+  uint64_t v = k[limb] >> off;
+  if (off + c > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
+  return uint32_t(v & ((uint64_t(1) << c) - 1));
+}
+
+// Signed digits of every scalar, window-major (digits[w*n + i]) so that the bucket pass over
+// one window streams through memory. A point at infinity gets all-zero digits: it contributes
+// nothing and would only cost a bucket visit.
+template <class C>
+std::vector<int32_t> signed_digits(std::span<const Affine<C>> points, std::span<const Fr> scalars,
+                                   int c, int nw) {
+  const std::size_t n = scalars.size();
+  std::vector<int32_t> digits(std::size_t(nw) * n);
+  const uint32_t half = uint32_t(1) << (c - 1);
+  const int64_t full = int64_t(1) << c;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      if (points[i].is_infinity()) {
+        for (int w = 0; w < nw; ++w) digits[std::size_t(w) * n + i] = 0;
+        continue;
+      }
+      uint64_t k[4];
+      scalars[i].to_canonical(k);
+      uint32_t carry = 0;
+      for (int w = 0; w < nw; ++w) {
+        const uint32_t d = window_bits_at(k, w * c, c) + carry;
+        // d lies in [0, 2^c]; above 2^(c-1) it is taken as d - 2^c with a borrow from the
+        // next window, so every digit lands in [-2^(c-1)+1, 2^(c-1)].
+        carry = d > half ? 1u : 0u;
+        digits[std::size_t(w) * n + i] = int32_t(int64_t(d) - (carry ? full : 0));
+      }
+      assert(carry == 0);
+    }
+  });
+  return digits;
+}
+
+// g·P for a small positive g (a gap between non-empty buckets).
+template <class C>
+XYZZ<C> mul_small(const XYZZ<C>& p, uint32_t g) {
+  if (g == 1 || p.is_infinity()) return p;
+  XYZZ<C> r = p;
+  for (int b = 30 - std::countl_zero(g); b >= 0; --b) {
+    r = r.dbl();
+    if ((g >> b) & 1) r += p;
+  }
+  return r;
+}
+
+// sum_j j·B_j fed with the non-empty buckets in decreasing j, as the running sum sum_t S_t
+// with S_t = sum_{j>=t} B_j. S_t only changes at non-empty buckets, so a run of g equal S_t is
+// one g·S instead of g additions: sparse windows (small chunks, wide explicit windows) cost
+// about as much as their non-empty buckets.
+template <class C>
+class BucketReducer {
+ public:
+  void push(uint32_t j, const XYZZ<C>& bucket) {
+    if (prev_) acc_ += mul_small(sum_, prev_ - j);
+    sum_ += bucket;
+    prev_ = j;
+  }
+  XYZZ<C> finish() {
+    if (prev_) acc_ += mul_small(sum_, prev_);
+    return acc_;
+  }
+
+ private:
+  XYZZ<C> sum_ = XYZZ<C>::infinity(), acc_ = XYZZ<C>::infinity();
+  uint32_t prev_ = 0;
+};
+
+// One window over points [begin, end) with a bucket array: 2^(c-1) buckets, then reduce.
+template <class C>
+XYZZ<C> window_sum_dense(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c) {
+  const std::size_t nb = std::size_t(1) << (c - 1);
+  const std::unique_ptr<XYZZ<C>[]> buckets(new XYZZ<C>[nb]);
+  std::fill_n(buckets.get(), nb, XYZZ<C>::infinity());
+  uint32_t top = 0;
+  constexpr std::size_t kAhead = 4;
+  for (std::size_t i = begin; i < end; ++i) {
+    // Wide windows spill the buckets out of L1/L2; fetching a later bucket now hides the
+    // random access behind the current addition.
+    if (i + kAhead < end) {
+      const int32_t da = dig[i + kAhead];
+      if (da != 0) __builtin_prefetch(&buckets[std::size_t(da > 0 ? da : -da) - 1], 1);
+    }
+    const int32_t d = dig[i];
+    if (d == 0) continue;
+    if (d > 0) {
+      XYZZ<C>& b = buckets[std::size_t(d) - 1];
+      b = b.add_mixed(pts[i]);
+      top = std::max(top, uint32_t(d));
+    } else {
+      XYZZ<C>& b = buckets[std::size_t(-d) - 1];
+      b = b.add_mixed(-pts[i]);
+      top = std::max(top, uint32_t(-d));
+    }
+  }
+  BucketReducer<C> red;
+  for (uint32_t j = top; j >= 1; --j)
+    if (!buckets[j - 1].is_infinity()) red.push(j, buckets[j - 1]);
+  return red.finish();
+}
+
+// The same sum when the points are far fewer than the buckets: sorting the (digit, point)
+// pairs groups each bucket's points without touching (or allocating) 2^(c-1) buckets.
+template <class C>
+XYZZ<C> window_sum_sparse(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end) {
+  std::vector<std::pair<uint32_t, uint32_t>> e;  // (|digit|, index)
+  e.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i)
+    if (dig[i] != 0) e.emplace_back(uint32_t(dig[i] > 0 ? dig[i] : -dig[i]), uint32_t(i));
+  std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  BucketReducer<C> red;
+  for (std::size_t s = 0; s < e.size();) {
+    XYZZ<C> b = XYZZ<C>::infinity();
+    std::size_t t = s;
+    for (; t < e.size() && e[t].first == e[s].first; ++t) {
+      const std::size_t i = e[t].second;
+      b = b.add_mixed(dig[i] > 0 ? pts[i] : -pts[i]);
+    }
+    if (!b.is_infinity()) red.push(e[s].first, b);
+    s = t;
+  }
+  return red.finish();
+}
+
+template <class C>
+XYZZ<C> window_sum(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c) {
+  // The array costs a fill and a scan per bucket, sorting about log2(m) compares per point.
+  const std::size_t m = end - begin, nb = std::size_t(1) << (c - 1);
+  if (m * 16 < nb) return window_sum_sparse(pts, dig, begin, end);
+  return window_sum_dense(pts, dig, begin, end, c);
+}
+
+// How many point chunks each window is split into. Tasks are equal in size, so a window pass
+// over a chunk runs in rounds of `threads`; each extra chunk adds one bucket reduction. Picks
+// the k with the least modelled wall time (in mixed-addition units; a full XYZZ addition in the
+// reduction costs about 1.4 of them, two per non-empty bucket).
+std::size_t choose_chunks(std::size_t n, int c, int nw, int threads) {
+  if (threads <= 1 || n < 256) return 1;
+  const double half = double(std::size_t(1) << (c - 1));
+  std::size_t best_k = 1;
+  double best = 0;
+  const std::size_t max_k = std::min<std::size_t>(std::size_t(8) * threads, n / 64 + 1);
+  for (std::size_t k = 1; k <= max_k; ++k) {
+    const double chunk = double(n) / double(k);
+    const double task = chunk + 2.8 * std::min(half, chunk);
+    const double rounds = double((std::size_t(nw) * k + threads - 1) / threads);
+    const double t = rounds * task;
+    if (k == 1 || t < best * 0.97) {  // prefer fewer chunks unless clearly faster
+      best = t;
+      best_k = k;
+    }
+  }
+  return best_k;
+}
+
+}  // namespace
+
+int msm_default_window(std::size_t n) {
+  // Tuned with bench_msm --msm_window_sweep (G1, one thread, CPU time, 2^10..2^20 points) and
+  // below 2^10 with a direct sweep; each boundary sits where the two neighbouring windows were
+  // within noise of each other, and agrees with the operation count nw(c)·(n + 2.8·buckets)
+  // within a few percent. Past 2^18 the bucket array outgrowing L2 favours the smaller of
+  // near-equal windows; past 2^20 nothing was measured.
+  struct Step {
+    std::size_t below;
+    int c;
+  };
+  static constexpr Step table[] = {
+      {4, 2},      {24, 3},      {48, 4},      {160, 5},     {320, 6},     {768, 7},
+      {1536, 8},   {5120, 9},    {12288, 10},  {24576, 11},  {49152, 12},  {327680, 13},
+      {786432, 14},
+  };
+  for (const Step& s : table)
+    if (n < s.below) return s.c;
+  return 16;
+}
+
+template <class C>
+Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options) {
+  if (points.size() != scalars.size())
+    throw std::invalid_argument("msm: " + std::to_string(points.size()) + " points but " +
+                                std::to_string(scalars.size()) + " scalars");
+  if (options.window_bits < 0 || options.window_bits > kMaxWindow)
+    throw std::invalid_argument("msm: window_bits must be 0 (auto) or 1.." + std::to_string(kMaxWindow) +
+                                ", got " + std::to_string(options.window_bits));
+  const std::size_t n = points.size();
+  if (n == 0) return Jacobian<C>::infinity();
+  const int c = options.window_bits ? options.window_bits : msm_default_window(n);
+  const int nw = num_windows(c);
+  const std::vector<int32_t> digits = signed_digits(points, scalars, c, nw);
+
+  const int threads = tbb::this_task_arena::max_concurrency();
+  const std::size_t k = choose_chunks(n, c, nw, threads);
+  std::vector<XYZZ<C>> partial(std::size_t(nw) * k, XYZZ<C>::infinity());
+  // One task per (window, chunk): they are near-equal in cost, so no further splitting helps.
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, partial.size(), 1),
+      [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t != r.end(); ++t) {
+          const std::size_t w = t / k, j = t % k;
+          const std::size_t begin = n * j / k, end = n * (j + 1) / k;
+          partial[t] = window_sum(points.data(), digits.data() + w * n, begin, end, c);
+        }
+      },
+      tbb::simple_partitioner());
+
+  // Horner over the windows, most significant first: acc = acc·2^c + W_w.
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (int w = nw - 1; w >= 0; --w) {
+    for (int i = 0; i < c; ++i) acc = acc.dbl();
+    for (std::size_t j = 0; j < k; ++j) acc += partial[std::size_t(w) * k + j];
+  }
+  return acc.to_jacobian();
+}
+
+template <class C>
+Jacobian<C> batch_add(std::span<const Affine<C>> points, std::span<const uint64_t> bitmap) {
+  const std::size_t n = points.size();
+  const std::size_t words = (n + 63) / 64;
+  if (bitmap.size() < words)
+    throw std::invalid_argument("batch_add: bitmap has " + std::to_string(bitmap.size()) + " words, " +
+                                std::to_string(n) + " points need " + std::to_string(words));
+  if (n == 0) return Jacobian<C>::infinity();
+  // 16 words = 1024 points per task at least: plenty of additions to amortise scheduling.
+  const XYZZ<C> sum = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, words, 16), XYZZ<C>::infinity(),
+      [&](const tbb::blocked_range<std::size_t>& r, XYZZ<C> acc) {
+        for (std::size_t wi = r.begin(); wi != r.end(); ++wi) {
+          uint64_t bits = bitmap[wi];
+          // Bits past the last point are not ours to read.
+          if (wi + 1 == words && n % 64 != 0) bits &= (uint64_t(1) << (n % 64)) - 1;
+          while (bits) {
+            const std::size_t i = wi * 64 + std::size_t(std::countr_zero(bits));
+            bits &= bits - 1;
+            acc = acc.add_mixed(points[i]);
+          }
+        }
+        return acc;
+      },
+      [](const XYZZ<C>& a, const XYZZ<C>& b) { return a + b; });
+  return sum.to_jacobian();
+}
+
+template <class C>
+Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+  if (points.size() != scalars.size())
+    throw std::invalid_argument("msm_naive: " + std::to_string(points.size()) + " points but " +
+                                std::to_string(scalars.size()) + " scalars");
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, points.size(), 16), Jacobian<C>::infinity(),
+      [&](const tbb::blocked_range<std::size_t>& r, Jacobian<C> acc) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) acc += scalar_mul(points[i], scalars[i]);
+        return acc;
+      },
+      [](const Jacobian<C>& a, const Jacobian<C>& b) { return a + b; });
+}
+
+template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
+template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
+template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
+template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
+template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);
+template Jacobian<G2Curve> msm_naive(std::span<const G2Affine>, std::span<const Fr>);
+
+}  // namespace pp

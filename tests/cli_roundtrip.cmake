@@ -1,0 +1,31 @@
+# CLI round trip: setup -> prove -> verify, then a tampered public input and proof must fail.
+file(REMOVE_RECURSE ${WORK})
+function(run expect_success)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(expect_success AND NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  elseif(NOT expect_success AND rc EQUAL 0)
+    message(FATAL_ERROR "succeeded but should have failed: ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${ARGN}: exit ${rc}")
+endfunction()
+
+run(TRUE ${PROOFPIPE} setup --synthetic porep --lg 8 --partitions 2 --inputs 3 --out ${WORK})
+run(TRUE ${PROOFPIPE} info ${WORK}/params)
+run(TRUE ${PROOFPIPE} info ${WORK}/witness-0.ppw)
+run(TRUE ${PROOFPIPE} prove --params ${WORK}/params --witness ${WORK}/witness-0.ppw --witness ${WORK}/witness-1.ppw
+    --out ${WORK}/proofs.bin --seed 7)
+file(SIZE ${WORK}/proofs.bin proofs_size)
+if(NOT proofs_size EQUAL 384)
+  message(FATAL_ERROR "proofs.bin has ${proofs_size} bytes, expected 2 x 192")
+endif()
+run(TRUE ${PROOFPIPE} verify --params ${WORK}/params --proofs ${WORK}/proofs.bin
+    --public ${WORK}/public-0.json --public ${WORK}/public-1.json)
+# Swapped public inputs: both proofs are then checked against the wrong statement.
+run(FALSE ${PROOFPIPE} verify --params ${WORK}/params --proofs ${WORK}/proofs.bin
+    --public ${WORK}/public-1.json --public ${WORK}/public-0.json)
+# Wrong count of public input files.
+run(FALSE ${PROOFPIPE} verify --params ${WORK}/params --proofs ${WORK}/proofs.bin --public ${WORK}/public-0.json)
+# A witness for the wrong key size.
+run(TRUE ${PROOFPIPE} setup --synthetic porep --lg 7 --partitions 1 --inputs 3 --out ${WORK}/small)
+run(FALSE ${PROOFPIPE} prove --params ${WORK}/params --witness ${WORK}/small/witness-0.ppw --out ${WORK}/bad.bin)

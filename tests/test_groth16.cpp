@@ -1,0 +1,191 @@
+// Groth16 end to end on the CPU: setup -> prove -> verify, tampering, batches, bad inputs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
+#include "proofpipe/io/witness.hpp"
+
+namespace pp::test {
+namespace {
+
+constexpr uint64_t kSeed = 0x67726f7468313600ULL;
+
+struct Fixture {
+  SyntheticOptions opts;
+  R1cs r1cs;
+  ProvingKey pk;
+  std::vector<Witness> witnesses;
+  std::vector<std::vector<Fr>> publics;  // without the leading 1
+};
+
+Fixture make_fixture(int lg, std::size_t partitions, uint64_t seed = kSeed) {
+  Fixture f;
+  f.opts.lg_constraints = lg;
+  f.opts.num_public_inputs = 3;
+  f.opts.seed = seed;
+  f.r1cs = make_porep_like_r1cs(f.opts);
+  f.pk = setup(f.r1cs, seed + 1);
+  for (std::size_t p = 0; p < partitions; ++p) {
+    const std::vector<Fr> z = make_witness(f.r1cs, f.opts, seed + 100 + p);
+    f.witnesses.push_back(witness_from_assignment(f.r1cs, z));
+    f.publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(f.r1cs.num_inputs));
+  }
+  return f;
+}
+
+class ProveVerify : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProveVerify, ValidProofVerifiesAndTamperingFails) {
+  const Fixture f = make_fixture(GetParam(), 1);
+  const std::vector<Proof> proofs = prove(f.pk, f.witnesses, kSeed);
+  ASSERT_EQ(proofs.size(), 1u);
+  const Proof& p = proofs[0];
+  ASSERT_FALSE(p.a.is_infinity());
+  ASSERT_FALSE(p.c.is_infinity());
+  EXPECT_TRUE(verify(f.pk.vk, f.publics[0], p));
+
+  std::vector<Fr> tampered = f.publics[0];
+  tampered[0] += Fr::one();
+  EXPECT_FALSE(verify(f.pk.vk, tampered, p)) << "tampered public input accepted";
+
+  // A flipped byte either fails to decode or fails to verify.
+  auto bytes = p.to_bytes();
+  for (std::size_t at : {std::size_t(5), std::size_t(60), std::size_t(150)}) {
+    auto bad = bytes;
+    bad[at] ^= 0x01;
+    bool accepted = false;
+    try {
+      accepted = verify(f.pk.vk, f.publics[0], Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(bad)));
+    } catch (const std::invalid_argument&) {
+    }
+    EXPECT_FALSE(accepted) << "proof with byte " << at << " flipped accepted";
+  }
+  EXPECT_TRUE(verify(f.pk.vk, f.publics[0], Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(bytes))));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ProveVerify, ::testing::Range(4, 17),
+                         [](const auto& info) { return "lg" + std::to_string(info.param); });
+
+TEST(Groth16, SeveralPartitionsAndBatchVerify) {
+  const Fixture f = make_fixture(8, 10);
+  const std::vector<Proof> proofs = prove(f.pk, f.witnesses, kSeed);
+  ASSERT_EQ(proofs.size(), 10u);
+  for (std::size_t i = 0; i < proofs.size(); ++i) EXPECT_TRUE(verify(f.pk.vk, f.publics[i], proofs[i])) << i;
+  EXPECT_TRUE(batch_verify(f.pk.vk, f.publics, proofs, 7));
+  // One proof verified against another partition's inputs: the batch must fail.
+  std::vector<Proof> swapped = proofs;
+  std::swap(swapped[3], swapped[4]);
+  EXPECT_FALSE(batch_verify(f.pk.vk, f.publics, swapped, 7));
+  std::vector<std::vector<Fr>> bad_inputs = f.publics;
+  bad_inputs[9][1] += Fr::one();
+  EXPECT_FALSE(batch_verify(f.pk.vk, bad_inputs, proofs, 7));
+}
+
+TEST(Groth16, ProofFromAnotherKeyFails) {
+  const Fixture f = make_fixture(6, 1);
+  const ProvingKey other = setup(f.r1cs, kSeed + 999);
+  const std::vector<Proof> proofs = prove(other, f.witnesses, kSeed);
+  EXPECT_TRUE(verify(other.vk, f.publics[0], proofs[0]));
+  EXPECT_FALSE(verify(f.pk.vk, f.publics[0], proofs[0]));
+}
+
+TEST(Groth16, ProofsAreRandomisedButDeterministicPerSeed) {
+  const Fixture f = make_fixture(6, 1);
+  const auto p1 = prove(f.pk, f.witnesses, 1), p2 = prove(f.pk, f.witnesses, 1), p3 = prove(f.pk, f.witnesses, 2);
+  EXPECT_EQ(p1[0].to_bytes(), p2[0].to_bytes());
+  EXPECT_NE(p1[0].to_bytes(), p3[0].to_bytes());
+  EXPECT_TRUE(verify(f.pk.vk, f.publics[0], p3[0]));
+}
+
+TEST(Groth16, UnsatisfiedWitnessIsRejectedWithTheConstraint) {
+  const Fixture f = make_fixture(6, 1);
+  const std::vector<Fr> z = make_witness(f.r1cs, f.opts, kSeed + 100);
+  std::vector<Fr> bad = z;
+  bad.back() += Fr::one();
+  try {
+    (void)witness_from_assignment(f.r1cs, bad);
+    FAIL() << "unsatisfied assignment accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint"), std::string::npos) << e.what();
+  }
+  Witness w = f.witnesses[0];
+  w.c[3] += Fr::one();
+  try {
+    (void)prove(f.pk, std::vector<Witness>{w}, kSeed);
+    FAIL() << "inconsistent a, b, c accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Groth16, KeyForAnotherCircuitIsRejected) {
+  const Fixture small = make_fixture(6, 1);
+  const Fixture big = make_fixture(7, 1);
+  EXPECT_THROW((void)prove(small.pk, big.witnesses, kSeed), std::invalid_argument);
+  Witness w = small.witnesses[0];
+  w.aux.pop_back();
+  EXPECT_THROW((void)prove(small.pk, std::vector<Witness>{w}, kSeed), std::invalid_argument);
+}
+
+TEST(Groth16, WrongInputCountIsAnError) {
+  const Fixture f = make_fixture(5, 1);
+  const auto proofs = prove(f.pk, f.witnesses, kSeed);
+  std::vector<Fr> short_inputs(f.publics[0].begin(), f.publics[0].end() - 1);
+  EXPECT_THROW((void)verify(f.pk.vk, short_inputs, proofs[0]), std::invalid_argument);
+}
+
+TEST(WitnessFile, RoundTripAndRejection) {
+  const Fixture f = make_fixture(6, 1);
+  const auto path = std::filesystem::temp_directory_path() / "proofpipe_test_witness.ppw";
+  write_witness(path, f.witnesses[0]);
+  const Witness back = read_witness(path);
+  EXPECT_EQ(back.a, f.witnesses[0].a);
+  EXPECT_EQ(back.c, f.witnesses[0].c);
+  EXPECT_EQ(back.aux, f.witnesses[0].aux);
+  EXPECT_EQ(back.densities.b_aux, f.witnesses[0].densities.b_aux);
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(20), bytes.size() / 2, bytes.size() - 1}) {
+    EXPECT_THROW((void)parse_witness(std::span<const uint8_t>(bytes.data(), cut), "w"), std::runtime_error) << cut;
+  }
+  auto bad = bytes;
+  for (int i = 0; i < 32; ++i) bad[32 + i] = 0xff;  // a[0] >= r
+  try {
+    (void)parse_witness(bad, "w");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a[0]"), std::string::npos) << e.what();
+  }
+  auto huge = bytes;
+  huge[8 + 7] = 0x10;  // m = 2^60 + ...: must be a size error, not an allocation
+  EXPECT_THROW((void)parse_witness(huge, "w"), std::runtime_error);
+  bytes.push_back(0);
+  EXPECT_THROW((void)parse_witness(bytes, "w"), std::runtime_error);
+}
+
+TEST(Decimal, RoundTripAndRejection) {
+  std::mt19937_64 rng(kSeed);
+  for (int i = 0; i < 200; ++i) {
+    const Fr x = Fr::from_u64(rng()) * Fr::from_u64(rng()) * Fr::from_u64(rng()) * Fr::from_u64(rng());
+    const auto back = fr_from_decimal(to_decimal(x));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, x);
+  }
+  EXPECT_EQ(to_decimal(Fr::zero()), "0");
+  EXPECT_EQ(to_decimal(Fr::from_u64(1234567890123ULL)), "1234567890123");
+  EXPECT_EQ(to_decimal(-Fr::one()),
+            "52435875175126190479447740508185965837690552500527637822603658699938581184512");
+  EXPECT_FALSE(fr_from_decimal("52435875175126190479447740508185965837690552500527637822603658699938581184513"));
+  EXPECT_FALSE(fr_from_decimal(""));
+  EXPECT_FALSE(fr_from_decimal("12a"));
+  EXPECT_FALSE(fr_from_decimal("-1"));
+  EXPECT_FALSE(fr_from_decimal(std::string(100, '9')));
+}
+
+}  // namespace
+}  // namespace pp::test

@@ -1,0 +1,554 @@
+// Pippenger msm() and batch_add() against the naive sum of scalar multiplications, G1 and G2.
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "proofpipe/msm/msm.hpp"
+
+namespace pp {
+// Failures print the affine point rather than a byte dump of the Jacobian struct.
+template <class C>
+void PrintTo(const Jacobian<C>& p, std::ostream* os) {
+  if (p.is_infinity()) {
+    *os << "infinity";
+    return;
+  }
+  const Affine<C> a = p.to_affine();
+  uint8_t buf[Fp::BYTES];
+  auto hex = [&](const Fp& f) {
+    f.to_bytes_be(buf);
+    static const char* d = "0123456789abcdef";
+    for (uint8_t b : buf) *os << d[b >> 4] << d[b & 15];
+  };
+  if constexpr (std::is_same_v<typename C::Field, Fp>) {
+    *os << "(x=0x";
+    hex(a.x);
+    *os << ")";
+  } else {
+    *os << "(x.c0=0x";
+    hex(a.x.c0);
+    *os << ", x.c1=0x";
+    hex(a.x.c1);
+    *os << ")";
+  }
+}
+}  // namespace pp
+
+namespace pp::test {
+namespace {
+
+constexpr uint64_t kSeed = 0x5eed'0000'4d53'4d00ULL;
+
+// Every randomised test derives its seed from kSeed and prints it, so a failure can be replayed.
+uint64_t seed_for(uint64_t salt) {
+  const uint64_t s = kSeed ^ (salt * 0x9e3779b97f4a7c15ULL);
+  std::printf("[   seed   ] 0x%016llx\n", static_cast<unsigned long long>(s));
+  return s;
+}
+#define PP_SEED(var, salt)   \
+  const uint64_t var = seed_for(salt); \
+  SCOPED_TRACE(::testing::Message() << "seed 0x" << std::hex << var)
+
+Fr fr_from_limbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) {
+  const uint64_t c[4] = {l0, l1, l2, l3};
+  Fr r;
+  if (!Fr::from_canonical(r, c)) throw std::logic_error("test scalar out of range");
+  return r;
+}
+
+Fr random_fr(std::mt19937_64& rng) {
+  for (;;) {
+    uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << 63) - 1)};
+    Fr r;
+    if (Fr::from_canonical(r, c)) return r;
+  }
+}
+
+std::vector<Fr> random_scalars(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Fr> v(n);
+  for (auto& k : v) k = random_fr(rng);
+  return v;
+}
+
+template <class C>
+Affine<C> generator();
+template <>
+G1Affine generator<G1Curve>() {
+  return g1_generator();
+}
+template <>
+G2Affine generator<G2Curve>() {
+  return g2_generator();
+}
+
+// Distinct subgroup points without one scalar multiplication each: a random walk over a few
+// random multiples of the generator, with occasional doublings, normalised together.
+template <class C>
+std::vector<Affine<C>> random_points(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Jacobian<C> steps[4];
+  for (auto& s : steps) s = scalar_mul(generator<C>(), random_fr(rng));
+  std::vector<Jacobian<C>> jac(n);
+  Jacobian<C> acc = steps[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    acc += steps[rng() % 4];
+    if (rng() % 8 == 0) acc = acc.dbl();
+    jac[i] = acc;
+  }
+  std::vector<Affine<C>> out(n);
+  std::vector<typename C::Field> scratch(n);
+  batch_to_affine(jac.data(), out.data(), n, scratch.data());
+  for (const auto& p : out)
+    if (p.is_infinity()) throw std::logic_error("random walk hit infinity");
+  return out;
+}
+
+template <class C>
+Jacobian<C> plain_sum(const std::vector<Affine<C>>& pts) {
+  Jacobian<C> s = Jacobian<C>::infinity();
+  for (const auto& p : pts) s = s.add_mixed(p);
+  return s;
+}
+
+// msm with the given window against msm_naive; `want` is passed in when the caller has it
+// cached (the naive sum dominates the test time).
+template <class C>
+void expect_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int window,
+                const Jacobian<C>& want) {
+  const Jacobian<C> got = msm<C>(pts, ks, MsmOptions{window});
+  EXPECT_TRUE(got.is_on_curve());
+  EXPECT_EQ(got, want) << "n=" << pts.size() << " window=" << window;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every size 1..64 with the default window (which itself walks through windows 1..4).
+
+template <class C>
+void check_size(std::size_t n) {
+  PP_SEED(seed, 0x100 + n + (std::is_same_v<C, G2Curve> ? 0x1000 : 0));
+  const auto pts = random_points<C>(n, seed);
+  const auto ks = random_scalars(n, seed + 1);
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  expect_msm<C>(pts, ks, 0, want);
+}
+
+class MsmSizeG1 : public ::testing::TestWithParam<int> {};
+TEST_P(MsmSizeG1, MatchesNaive) { check_size<G1Curve>(std::size_t(GetParam())); }
+INSTANTIATE_TEST_SUITE_P(Sizes1To64, MsmSizeG1, ::testing::Range(1, 65));
+
+class MsmSizeG2 : public ::testing::TestWithParam<int> {};
+TEST_P(MsmSizeG2, MatchesNaive) { check_size<G2Curve>(std::size_t(GetParam())); }
+INSTANTIATE_TEST_SUITE_P(Sizes1To64, MsmSizeG2, ::testing::Range(1, 65));
+
+// ---------------------------------------------------------------------------------------------
+// Every explicit window at a few sizes: tiny (sparse buckets, long runs of empty ones), around
+// the bucket count of the middle windows, and large enough for point chunking across threads.
+
+template <class C>
+struct WindowCase {
+  std::vector<Affine<C>> pts;
+  std::vector<Fr> ks;
+  Jacobian<C> want;
+};
+
+template <class C>
+const WindowCase<C>& window_case(std::size_t n) {
+  static std::map<std::size_t, WindowCase<C>> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) {
+    const uint64_t seed = seed_for(0x200 + n + (std::is_same_v<C, G2Curve> ? 0x1000 : 0));
+    WindowCase<C> wc{random_points<C>(n, seed), random_scalars(n, seed + 1), {}};
+    wc.want = msm_naive<C>(wc.pts, wc.ks);
+    it = cache.emplace(n, std::move(wc)).first;
+  }
+  return it->second;
+}
+
+using WindowParam = std::tuple<int, int>;  // window, size
+std::string window_name(const ::testing::TestParamInfo<WindowParam>& info) {
+  return "c" + std::to_string(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
+}
+
+class MsmWindowG1 : public ::testing::TestWithParam<WindowParam> {};
+TEST_P(MsmWindowG1, MatchesNaive) {
+  const auto [c, n] = GetParam();
+  const auto& wc = window_case<G1Curve>(std::size_t(n));
+  ASSERT_FALSE(wc.want.is_infinity());
+  expect_msm<G1Curve>(wc.pts, wc.ks, c, wc.want);
+}
+INSTANTIATE_TEST_SUITE_P(Windows1To16, MsmWindowG1,
+                         ::testing::Combine(::testing::Range(1, 17), ::testing::Values(3, 97, 700)),
+                         window_name);
+// The widest windows (up to 2^19 buckets) only at a small size: all the work is bucket scans.
+INSTANTIATE_TEST_SUITE_P(Windows17To20, MsmWindowG1,
+                         ::testing::Combine(::testing::Range(17, 21), ::testing::Values(97)), window_name);
+
+class MsmWindowG2 : public ::testing::TestWithParam<WindowParam> {};
+TEST_P(MsmWindowG2, MatchesNaive) {
+  const auto [c, n] = GetParam();
+  const auto& wc = window_case<G2Curve>(std::size_t(n));
+  ASSERT_FALSE(wc.want.is_infinity());
+  expect_msm<G2Curve>(wc.pts, wc.ks, c, wc.want);
+}
+INSTANTIATE_TEST_SUITE_P(Windows1To16, MsmWindowG2,
+                         ::testing::Combine(::testing::Range(1, 17), ::testing::Values(5, 300)), window_name);
+
+// ---------------------------------------------------------------------------------------------
+// Larger G1 inputs (default windows 8 and 10 region, chunked across threads).
+
+class MsmLargeG1 : public ::testing::TestWithParam<int> {};
+TEST_P(MsmLargeG1, MatchesNaive) {
+  const int lg = GetParam();
+  PP_SEED(seed, 0x300 + lg);
+  const std::size_t n = std::size_t(1) << lg;
+  const auto pts = random_points<G1Curve>(n, seed);
+  const auto ks = random_scalars(n, seed + 1);
+  const G1Jacobian want = msm_naive<G1Curve>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  expect_msm<G1Curve>(pts, ks, 0, want);
+  expect_msm<G1Curve>(pts, ks, msm_default_window(n) + 3, want);
+}
+INSTANTIATE_TEST_SUITE_P(Pow2, MsmLargeG1, ::testing::Values(10, 12),
+                         [](const ::testing::TestParamInfo<int>& i) { return "n2e" + std::to_string(i.param); });
+
+// ---------------------------------------------------------------------------------------------
+// msm splits the points of each window into chunks when there are more threads than windows.
+// The arena's concurrency is what msm plans for, so a wide arena forces chunking even on a
+// machine with few cores.
+
+using ArenaParam = std::tuple<int, int, int>;  // arena concurrency, size, window (0 = default)
+class MsmChunkedG1 : public ::testing::TestWithParam<ArenaParam> {};
+TEST_P(MsmChunkedG1, MatchesNaive) {
+  const auto [threads, n, c] = GetParam();
+  const auto& wc = window_case<G1Curve>(std::size_t(n));
+  ASSERT_FALSE(wc.want.is_infinity());
+  tbb::task_arena arena(threads);
+  arena.execute([&] { expect_msm<G1Curve>(wc.pts, wc.ks, c, wc.want); });
+}
+INSTANTIATE_TEST_SUITE_P(Arenas, MsmChunkedG1,
+                         ::testing::Combine(::testing::Values(1, 4, 16, 64), ::testing::Values(700, 3000),
+                                            ::testing::Values(0, 5, 13)),
+                         [](const ::testing::TestParamInfo<ArenaParam>& i) {
+                           return "t" + std::to_string(std::get<0>(i.param)) + "_n" +
+                                  std::to_string(std::get<1>(i.param)) + "_c" + std::to_string(std::get<2>(i.param));
+                         });
+
+TEST(MsmChunkedG2, MatchesNaive) {
+  const auto& wc = window_case<G2Curve>(300);
+  ASSERT_FALSE(wc.want.is_infinity());
+  for (int threads : {16, 64}) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] { expect_msm<G2Curve>(wc.pts, wc.ks, 4, wc.want); });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edge cases, for both groups.
+
+template <class C>
+class MsmEdge : public ::testing::Test {};
+using Curves = ::testing::Types<G1Curve, G2Curve>;
+TYPED_TEST_SUITE(MsmEdge, Curves);
+
+TYPED_TEST(MsmEdge, EmptyInputIsInfinity) {
+  using C = TypeParam;
+  const std::vector<Affine<C>> pts;
+  const std::vector<Fr> ks;
+  EXPECT_TRUE(msm<C>(pts, ks).is_infinity());
+  EXPECT_TRUE(msm_naive<C>(pts, ks).is_infinity());
+}
+
+// The naive oracle itself: with one base point the MSM collapses to (sum k_i)·G.
+TYPED_TEST(MsmEdge, NaiveOracleIsLinear) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x400);
+  const auto ks = random_scalars(20, seed);
+  const std::vector<Affine<C>> pts(ks.size(), generator<C>());
+  Fr total = Fr::zero();
+  for (const auto& k : ks) total += k;
+  const Jacobian<C> want = scalar_mul(generator<C>(), total);
+  ASSERT_FALSE(want.is_infinity());
+  EXPECT_EQ(msm_naive<C>(pts, ks), want);
+  EXPECT_EQ(msm<C>(pts, ks), want);
+}
+
+TYPED_TEST(MsmEdge, AllZeroScalarsGiveInfinity) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x410);
+  const auto pts = random_points<C>(70, seed);
+  const std::vector<Fr> ks(pts.size(), Fr::zero());
+  for (int c : {0, 1, 4, 7, 13}) EXPECT_TRUE(msm<C>(pts, ks, MsmOptions{c}).is_infinity()) << "window " << c;
+}
+
+TYPED_TEST(MsmEdge, ScalarOneIsPlainSum) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x420);
+  const auto pts = random_points<C>(45, seed);
+  const std::vector<Fr> ks(pts.size(), Fr::one());
+  const Jacobian<C> want = plain_sum(pts);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c : {0, 1, 2, 5, 16}) expect_msm<C>(pts, ks, c, want);
+  // A single point with scalar 1 is the point itself.
+  const std::vector<Affine<C>> one_pt{pts[0]};
+  const std::vector<Fr> one_k{Fr::one()};
+  EXPECT_EQ(msm<C>(one_pt, one_k).to_affine(), pts[0]);
+}
+
+// r - 1 = -1: its digits are r-1's own carry pattern, and the result must be the negated sum.
+TYPED_TEST(MsmEdge, ScalarMinusOneIsNegatedSum) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x430);
+  const auto pts = random_points<C>(33, seed);
+  const Fr minus_one = -Fr::one();
+  ASSERT_EQ(minus_one, fr_from_limbs(0xffffffff00000000ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                     0x73eda753299d7d48ULL));
+  const std::vector<Fr> ks(pts.size(), minus_one);
+  const Jacobian<C> want = -plain_sum(pts);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c = 1; c <= 16; ++c) expect_msm<C>(pts, ks, c, want);
+  expect_msm<C>(pts, ks, 0, want);
+}
+
+// Equal points with equal digits land in one bucket: the mixed addition must double.
+TYPED_TEST(MsmEdge, RepeatedIdenticalPoints) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x440);
+  const Affine<C> p = random_points<C>(1, seed)[0];
+  const std::vector<Affine<C>> pts(40, p);
+  // Same scalar everywhere (every bucket hit 40 times) and random scalars.
+  std::mt19937_64 rng(seed + 1);
+  const Fr k = random_fr(rng);
+  const std::vector<Fr> same(pts.size(), k);
+  const auto rnd = random_scalars(pts.size(), seed + 2);
+  Fr total_same = Fr::zero(), total_rnd = Fr::zero();
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    total_same += k;
+    total_rnd += rnd[i];
+  }
+  const Jacobian<C> want_same = scalar_mul(p, total_same), want_rnd = scalar_mul(p, total_rnd);
+  ASSERT_FALSE(want_same.is_infinity());
+  ASSERT_FALSE(want_rnd.is_infinity());
+  for (int c : {0, 1, 3, 8, 12}) {
+    expect_msm<C>(pts, same, c, want_same);
+    expect_msm<C>(pts, rnd, c, want_rnd);
+  }
+}
+
+// P and -P with the same scalar cancel inside a bucket; the rest of the sum must survive.
+TYPED_TEST(MsmEdge, PointAndNegationCancel) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x450);
+  auto pts = random_points<C>(30, seed);
+  auto ks = random_scalars(pts.size(), seed + 1);
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  for (int i = 0; i < 5; ++i) {
+    pts.push_back(pts[std::size_t(i)]);
+    pts.push_back(-pts[std::size_t(i)]);
+    ks.push_back(ks[std::size_t(i) + 7]);
+    ks.push_back(ks[std::size_t(i) + 7]);
+  }
+  for (int c : {0, 1, 4, 9}) expect_msm<C>(pts, ks, c, want);
+}
+
+TYPED_TEST(MsmEdge, InfinityPointsMixedIn) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x460);
+  auto pts = random_points<C>(90, seed);
+  const auto ks = random_scalars(pts.size(), seed + 1);
+  for (std::size_t i = 0; i < pts.size(); i += 3) pts[i] = Affine<C>::infinity();
+  pts.back() = Affine<C>::infinity();
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c : {0, 1, 2, 6, 11}) expect_msm<C>(pts, ks, c, want);
+  // Only infinities: infinity.
+  const std::vector<Affine<C>> inf(17, Affine<C>::infinity());
+  const auto ks17 = random_scalars(inf.size(), seed + 2);
+  EXPECT_TRUE(msm<C>(inf, ks17).is_infinity());
+}
+
+// Scalars whose every window sits on the signed-digit boundary: exactly 2^(c-1) (largest
+// positive digit, no carry), 2^(c-1)+1 (smallest value that borrows), 2^c-1 (borrow, then a
+// window of 2^c after the carry), alternating patterns, and values next to r.
+std::vector<Fr> boundary_scalars(int c) {
+  std::vector<Fr> out;
+  auto pattern = [&](auto window_value) {
+    uint64_t l[4] = {};
+    for (int w = 0; w * c < 254; ++w) {
+      const uint64_t v = window_value(w);
+      for (int b = 0; b < c; ++b) {
+        const int bit = w * c + b;
+        if (bit < 254 && ((v >> b) & 1)) l[bit / 64] |= uint64_t(1) << (bit % 64);
+      }
+    }
+    out.push_back(fr_from_limbs(l[0], l[1], l[2], l[3]));  // < 2^254 < r
+  };
+  const uint64_t half = uint64_t(1) << (c - 1), full = (uint64_t(1) << c) - 1;
+  pattern([&](int) { return half; });
+  pattern([&](int) { return half + 1 <= full ? half + 1 : full; });
+  pattern([&](int) { return full; });
+  pattern([&](int w) { return w % 2 ? full : half; });
+  pattern([&](int w) { return w % 2 ? half : half + (c > 1 ? 1 : 0); });
+  out.push_back(-Fr::one());                   // r - 1
+  out.push_back(-Fr::from_u64(2));             // r - 2
+  out.push_back(-Fr::from_u64(half));          // r - 2^(c-1)
+  out.push_back(Fr::from_u64(half));           // a lone boundary digit
+  out.push_back(Fr::from_u64(half + 1));       // the smallest carry
+  return out;
+}
+
+TYPED_TEST(MsmEdge, CarryBoundaryDigits) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x470);
+  const std::size_t per_pattern = 3;
+  for (int c = 1; c <= 16; ++c) {
+    const auto pat = boundary_scalars(c);
+    std::vector<Fr> ks;
+    for (const auto& k : pat)
+      for (std::size_t j = 0; j < per_pattern; ++j) ks.push_back(k);
+    const auto pts = random_points<C>(ks.size(), seed + uint64_t(c));
+    const Jacobian<C> want = msm_naive<C>(pts, ks);
+    ASSERT_FALSE(want.is_infinity());
+    expect_msm<C>(pts, ks, c, want);
+    // One scalar at a time too, so no other term can mask a wrong digit.
+    for (std::size_t i = 0; i < pat.size(); ++i) {
+      const std::vector<Affine<C>> p1{pts[i * per_pattern]};
+      const std::vector<Fr> k1{pat[i]};
+      expect_msm<C>(p1, k1, c, scalar_mul(p1[0], pat[i]));
+    }
+  }
+}
+
+TYPED_TEST(MsmEdge, MismatchedLengthsThrow) {
+  using C = TypeParam;
+  const std::vector<Affine<C>> pts(3, generator<C>());
+  const std::vector<Fr> ks(2, Fr::one());
+  EXPECT_THROW(msm<C>(pts, ks), std::invalid_argument);
+  EXPECT_THROW(msm_naive<C>(pts, ks), std::invalid_argument);
+  const std::vector<Fr> ks3(3, Fr::one());
+  EXPECT_THROW(msm<C>(pts, ks3, MsmOptions{21}), std::invalid_argument);
+  EXPECT_THROW(msm<C>(pts, ks3, MsmOptions{-1}), std::invalid_argument);
+}
+
+TEST(MsmDefaultWindow, InRangeAndNonDecreasing) {
+  int prev = 1;
+  for (std::size_t n = 1; n <= (std::size_t(1) << 24); n = n * 3 / 2 + 1) {
+    const int c = msm_default_window(n);
+    EXPECT_GE(c, 1);
+    EXPECT_LE(c, 20);
+    EXPECT_GE(c, prev) << "n=" << n;
+    prev = c;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// batch_add
+
+template <class C>
+Jacobian<C> masked_sum(const std::vector<Affine<C>>& pts, const std::vector<uint64_t>& bm) {
+  Jacobian<C> s = Jacobian<C>::infinity();
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    if ((bm[i / 64] >> (i % 64)) & 1) s = s.add_mixed(pts[i]);
+  return s;
+}
+
+template <class C>
+class BatchAdd : public ::testing::Test {};
+TYPED_TEST_SUITE(BatchAdd, Curves);
+
+TYPED_TEST(BatchAdd, RandomBitmapsMatchNaive) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x500);
+  std::mt19937_64 rng(seed);
+  const auto all = random_points<C>(5000, seed + 1);
+  for (std::size_t n : {1, 2, 63, 64, 65, 127, 1000, 1025, 4097, 5000}) {
+    const std::vector<Affine<C>> pts(all.begin(), all.begin() + std::ptrdiff_t(n));
+    for (int density : {10, 50, 90}) {
+      std::vector<uint64_t> bm((n + 63) / 64, 0);
+      for (std::size_t i = 0; i < n; ++i)
+        if (int(rng() % 100) < density) bm[i / 64] |= uint64_t(1) << (i % 64);
+      bm[0] |= 1;  // never all-zero
+      const Jacobian<C> want = masked_sum(pts, bm);
+      ASSERT_FALSE(want.is_infinity());
+      EXPECT_EQ(batch_add<C>(pts, bm), want) << "n=" << n << " density=" << density;
+    }
+  }
+}
+
+TYPED_TEST(BatchAdd, EmptyBitmapIsInfinity) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x510);
+  const auto pts = random_points<C>(200, seed);
+  const std::vector<uint64_t> bm(4, 0);
+  EXPECT_TRUE(batch_add<C>(pts, bm).is_infinity());
+  const std::vector<Affine<C>> none;
+  const std::vector<uint64_t> no_words;
+  EXPECT_TRUE(batch_add<C>(none, no_words).is_infinity());
+}
+
+TYPED_TEST(BatchAdd, FullBitmapIsPlainSum) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x520);
+  for (std::size_t n : {64, 200, 3000}) {
+    const auto pts = random_points<C>(n, seed + n);
+    const std::vector<uint64_t> bm((n + 63) / 64, ~uint64_t(0));  // bits past n set too
+    const Jacobian<C> want = plain_sum(pts);
+    ASSERT_FALSE(want.is_infinity());
+    EXPECT_EQ(batch_add<C>(pts, bm), want) << "n=" << n;
+  }
+}
+
+// Sizes that are not a multiple of 64: bits past the last point are ignored, a longer bitmap is
+// accepted, and points at infinity under a set bit add nothing.
+TYPED_TEST(BatchAdd, TailBitsAndInfinity) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x530);
+  auto pts = random_points<C>(130, seed);
+  pts[5] = Affine<C>::infinity();
+  std::vector<uint64_t> bm{0x00ff00ff00ff00ffULL, 0xf0f0f0f0f0f0f0f0ULL, 0x3ULL};
+  const Jacobian<C> want = masked_sum(pts, bm);
+  ASSERT_FALSE(want.is_infinity());
+  bm[2] |= ~uint64_t(3);  // bits 130.. of the last word
+  EXPECT_EQ(batch_add<C>(pts, bm), want);
+  bm.push_back(~uint64_t(0));  // an extra word
+  EXPECT_EQ(batch_add<C>(pts, bm), want);
+}
+
+// The bitmap half of the split MSM must agree with msm over 0/1 scalars.
+TYPED_TEST(BatchAdd, AgreesWithMsmOfBits) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x540);
+  std::mt19937_64 rng(seed);
+  const auto pts = random_points<C>(300, seed + 1);
+  std::vector<uint64_t> bm((pts.size() + 63) / 64);
+  for (auto& w : bm) w = rng();
+  std::vector<Fr> ks(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) ks[i] = ((bm[i / 64] >> (i % 64)) & 1) ? Fr::one() : Fr::zero();
+  const Jacobian<C> want = msm<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  EXPECT_EQ(batch_add<C>(pts, bm), want);
+}
+
+TYPED_TEST(BatchAdd, ShortBitmapThrows) {
+  using C = TypeParam;
+  const std::vector<Affine<C>> pts(65, generator<C>());
+  const std::vector<uint64_t> bm(1, ~uint64_t(0));
+  EXPECT_THROW(batch_add<C>(pts, bm), std::invalid_argument);
+  const std::vector<uint64_t> none;
+  const std::vector<Affine<C>> one(1, generator<C>());
+  EXPECT_THROW(batch_add<C>(one, none), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pp::test
