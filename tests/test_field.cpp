@@ -1,7 +1,10 @@
-// Fp and Fr against a GMP reference on seeded random and edge values, plus field axioms.
+// Fp and Fr against a GMP reference on seeded random and edge values, plus field axioms, on
+// every host arithmetic path (x86-64 mulx/adx kernels and portable code).
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gmp_oracle.hpp"
@@ -51,6 +54,7 @@ class FieldTest : public ::testing::Test {
       values_.push_back(e);
       elems_.push_back(element<F>(e));
     }
+    edge_count_ = elems_.size();
     for (int i = 0; i < kRandomCount; ++i) {
       const F a = random_element<F>(rng);
       elems_.push_back(a);
@@ -79,8 +83,9 @@ class FieldTest : public ::testing::Test {
     }
   }
   Mpz p_;
-  std::vector<F> elems_;
+  std::vector<F> elems_;  // edge values first (edge_count_ of them), then random ones
   std::vector<Mpz> values_;
+  size_t edge_count_ = 0;
 };
 
 using FieldTypes = ::testing::Types<Fp, Fr>;
@@ -200,6 +205,122 @@ TYPED_TEST(FieldTest, MontgomeryConstantsMatchGmp) {
   // one() is R mod p in memory and 1 in value.
   EXPECT_EQ(value(F::one()).hex(), "1");
   EXPECT_EQ(value(F::from_u64(12345)).hex(), "3039");
+}
+
+// ----- host arithmetic paths -----
+// The host code has x86-64 BMI2/ADX kernels and portable C++ (the fallback on other CPUs and
+// architectures). The tests above run on the default path (the kernels where the CPU has them);
+// these run the GMP comparisons on every path available here and compare the paths bit for bit.
+
+// Forces one path for a scope and restores the default, also when an assertion fails.
+class HostPath {
+ public:
+  explicit HostPath(bool kernels) { field_allow_asm(kernels); }
+  ~HostPath() { field_allow_asm(true); }
+  HostPath(const HostPath&) = delete;
+  HostPath& operator=(const HostPath&) = delete;
+};
+
+std::vector<bool> host_paths() {
+  std::vector<bool> paths{false};
+  if (field_asm_supported()) paths.push_back(true);
+  return paths;
+}
+
+const char* path_name(bool kernels) { return kernels ? "mulx/adx kernels" : "portable"; }
+
+TYPED_TEST(FieldTest, EveryHostPathMatchesGmp) {
+  using F = TypeParam;
+  std::cout << "[field] mulx/adx kernels " << (field_asm_supported() ? "available" : "unavailable")
+            << "; testing " << host_paths().size() << " host path(s)\n";
+  for (bool kernels : host_paths()) {
+    SCOPED_TRACE(path_name(kernels));
+    HostPath path(kernels);
+    ASSERT_EQ(field_asm_enabled(), kernels);
+    this->check_binary([](auto a, auto b) { return a + b; },
+                       [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_add(r.get(), a.get(), b.get()); });
+    this->check_binary([](auto a, auto b) { return a - b; },
+                       [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_sub(r.get(), a.get(), b.get()); });
+    this->check_binary([](auto a, auto b) { return a * b; },
+                       [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_mul(r.get(), a.get(), b.get()); });
+    if (this->HasFatalFailure()) return;
+    for (size_t i = 0; i < this->elems_.size(); ++i) {
+      const F& a = this->elems_[i];
+      const Mpz& v = this->values_[i];
+      Mpz sq, neg, dbl;
+      mpz_mul(sq.get(), v.get(), v.get());
+      mpz_neg(neg.get(), v.get());
+      mpz_add(dbl.get(), v.get(), v.get());
+      ASSERT_EQ(value(a.sqr()), this->reduce(sq)) << v.hex();
+      ASSERT_EQ(value(-a), this->reduce(neg)) << v.hex();
+      ASSERT_EQ(value(a.dbl()), this->reduce(dbl)) << v.hex();
+      // The conversions in and out of Montgomery form are products too.
+      ASSERT_EQ(value(element<F>(v)), v);
+    }
+    for (size_t i = 1; i < this->elems_.size(); i += 37) {
+      Mpz want;
+      if (mpz_invert(want.get(), this->values_[i].get(), this->p_.get()) == 0) continue;
+      ASSERT_EQ(value(this->elems_[i].inverse()), want);
+    }
+  }
+}
+
+// Raw Montgomery limbs (any value below p is an element) built from carry-heavy limb patterns:
+// 0, 1, all ones, 2^63, the modulus limbs and their neighbours.
+template <class F>
+F patterned_element(std::mt19937_64& rng) {
+  constexpr Limbs<F::N> m = F::Consts::modulus;
+  for (;;) {
+    F a;
+    for (int i = 0; i < F::N; ++i) {
+      const uint64_t choices[] = {0, 1, ~uint64_t(0), ~uint64_t(0) - 1, uint64_t(1) << 63,
+                                  m.v[i], m.v[i] - 1, m.v[i] + 1, rng()};
+      a.l[i] = choices[rng() % (sizeof(choices) / sizeof(choices[0]))];
+    }
+    Limbs<F::N> v{};
+    for (int i = 0; i < F::N; ++i) v.v[i] = a.l[i];
+    if (limbs::less(v, m)) return a;
+  }
+}
+
+TYPED_TEST(FieldTest, HostPathsAgreeBitForBit) {
+  using F = TypeParam;
+  if (!field_asm_supported()) GTEST_SKIP() << "no BMI2/ADX here: the portable path is the only one";
+  // Every pair of edge values, then random and carry-patterned pairs.
+  std::vector<std::pair<F, F>> pairs;
+  for (size_t i = 0; i < this->edge_count_; ++i)
+    for (size_t j = 0; j < this->edge_count_; ++j)
+      pairs.emplace_back(this->elems_[i], this->elems_[j]);
+  std::mt19937_64 rng(kSeed + 9);
+  for (int k = 0; k < 100000; ++k) {
+    const F a = k % 2 ? patterned_element<F>(rng) : random_element<F>(rng);
+    const F b = k % 3 ? patterned_element<F>(rng) : random_element<F>(rng);
+    pairs.emplace_back(a, b);
+  }
+  auto run = [&](bool kernels) {
+    HostPath path(kernels);
+    std::vector<F> out;
+    out.reserve(5 * pairs.size());
+    for (const auto& [a, b] : pairs) {
+      out.push_back(a * b);
+      out.push_back(a.sqr());
+      out.push_back(a + b);
+      out.push_back(a - b);
+      out.push_back(-a);
+    }
+    return out;
+  };
+  const std::vector<F> fast = run(true), portable = run(false);
+  constexpr Limbs<F::N> m = F::Consts::modulus;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [a, b] = pairs[i];
+    // The constexpr CIOS that builds compile-time constants is the third opinion.
+    F ref;
+    detail::mont_mul_portable<F::N>(ref.l, a.l, b.l, m.v, F::Consts::inv64);
+    ASSERT_EQ(fast[5 * i], ref) << "pair " << i;
+    for (size_t k = 0; k < 5; ++k)
+      ASSERT_EQ(fast[5 * i + k], portable[5 * i + k]) << "pair " << i << ", op " << k;
+  }
 }
 
 TEST(FpSqrt, RoundTripAndNonSquares) {

@@ -225,7 +225,7 @@ INSTANTIATE_TEST_SUITE_P(Pow2, MsmLargeG1, ::testing::Values(10, 12),
 // ---------------------------------------------------------------------------------------------
 // msm splits the points of each window into chunks when there are more threads than windows.
 // The arena's concurrency is what msm plans for, so a wide arena forces chunking even on a
-// machine with few cores.
+// machine with few cores (TBB may warn that it caps the workers; the plan is what is tested).
 
 using ArenaParam = std::tuple<int, int, int>;  // arena concurrency, size, window (0 = default)
 class MsmChunkedG1 : public ::testing::TestWithParam<ArenaParam> {};

@@ -37,7 +37,8 @@ struct ProveOptions {
   std::filesystem::path params;
   std::vector<std::filesystem::path> witnesses;
   std::filesystem::path out;
-  std::optional<uint64_t> seed;  // for r, s; random when absent
+  std::optional<std::filesystem::path> json_out;  // the proofs also as JSON (snarkjs shape)
+  std::optional<uint64_t> seed;                   // for r, s; random when absent
   bool subgroup_check = false;
 };
 int run_prove(const ProveOptions& options);

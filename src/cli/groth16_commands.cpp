@@ -144,6 +144,14 @@ int run_prove(const ProveOptions& options) {
   }
   out.close();
   if (!out) throw std::runtime_error(options.out.string() + ": write failed");
+  if (options.json_out) {
+    std::ofstream json(*options.json_out, std::ios::trunc);
+    json << "[\n";
+    for (std::size_t i = 0; i < proofs.size(); ++i) json << proof_to_json(proofs[i]) << (i + 1 < proofs.size() ? ",\n" : "\n");
+    json << "]\n";
+    json.close();
+    if (!json) throw std::runtime_error(options.json_out->string() + ": write failed");
+  }
   print_timings(timings, proofs.size());
   fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
   return 0;

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   pr->add_option("--out", prove.out, "Proofs, 192 bytes each, in witness order")->required();
+  pr->add_option("--json", prove.json_out, "Also write the proofs as a JSON array (snarkjs proof.json shape)");
   pr->add_option("--seed", prove.seed, "Seed for the randomisers r, s (default: random)");
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
 

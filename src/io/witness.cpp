@@ -173,42 +173,17 @@ Witness read_witness(const std::filesystem::path& path) {
   return parse_witness(bytes, path.string());
 }
 
-std::string to_decimal(const Fr& x) {
-  uint64_t c[4];
-  x.to_canonical(c);
-  std::string digits;
-  bool nonzero = true;
-  while (nonzero) {
-    // Divide the 256-bit value by 10, most significant limb first.
-    unsigned __int128 rem = 0;
-    nonzero = false;
-    for (int i = 3; i >= 0; --i) {
-      const unsigned __int128 cur = (rem << 64) | c[i];
-      c[i] = uint64_t(cur / 10);
-      rem = cur % 10;
-      nonzero |= c[i] != 0;
-    }
-    digits.push_back(char('0' + int(rem)));
-  }
-  return std::string(digits.rbegin(), digits.rend());
-}
-
-std::optional<Fr> fr_from_decimal(std::string_view text) {
-  if (text.empty() || text.size() > 78) return std::nullopt;
-  uint64_t c[5] = {0, 0, 0, 0, 0};
-  for (char ch : text) {
-    if (ch < '0' || ch > '9') return std::nullopt;
-    unsigned __int128 carry = uint64_t(ch - '0');
-    for (auto& limb : c) {
-      const unsigned __int128 cur = (unsigned __int128)limb * 10 + carry;
-      limb = uint64_t(cur);
-      carry = cur >> 64;
-    }
-    if (c[4] != 0 || carry != 0) return std::nullopt;
-  }
-  Fr x;
-  if (!Fr::from_canonical(x, c)) return std::nullopt;
-  return x;
+std::string proof_to_json(const Proof& proof) {
+  auto g1 = [](const G1Affine& p) { return nlohmann::json::array({to_decimal(p.x), to_decimal(p.y), "1"}); };
+  nlohmann::json j;
+  j["pi_a"] = g1(proof.a);
+  j["pi_b"] = nlohmann::json::array({nlohmann::json::array({to_decimal(proof.b.x.c0), to_decimal(proof.b.x.c1)}),
+                                     nlohmann::json::array({to_decimal(proof.b.y.c0), to_decimal(proof.b.y.c1)}),
+                                     nlohmann::json::array({"1", "0"})});
+  j["pi_c"] = g1(proof.c);
+  j["protocol"] = "groth16";
+  j["curve"] = "bls12381";
+  return j.dump(1);
 }
 
 void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one) {

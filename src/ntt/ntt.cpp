@@ -17,14 +17,10 @@
 // phases in the other order. Each phase is a parallel loop over tiles or rows, each of which
 // fits in L2, so every element crosses main memory about twice per transform.
 // Coset and 1/n scalings are applied inside these phases while the data is in cache.
-// The butterflies are bound by field arithmetic, so they use local x86-64 kernels (see
-// "Butterfly arithmetic"), templated so the portable Field operators remain a fallback.
+// The butterflies are bound by field arithmetic: Fr's operators, whose host code (field.hpp)
+// is branch-free and uses mulx/adcx/adox Montgomery multiplication where the CPU has BMI2+ADX.
 
 #include "proofpipe/ntt/ntt.hpp"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -32,7 +28,6 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <mutex>
@@ -114,142 +109,14 @@ Fr Domain::vanishing_on_coset() const {
 }
 
 // ------------------------------------------------------------------------------------------
-// Butterfly arithmetic
+// Test hooks
 //
-// Fr's operators compile to slow code at -O2: operator+ and operator- keep their limb loops
-// and branch on the data-dependent reduction, operator* is an out-of-line portable CIOS.
-// Measured (2-core Xeon dev box, ns per element, best of 15 passes over 4096 elements):
-// operator* 29, operator+ and operator- together 32, a butterfly 63; the kernels below:
-// mulx multiplication 17, branch-free add+sub 12, a butterfly 26. The transforms are bound
-// by this arithmetic: with the kernels ntt is 2.4x faster than with Fr's operators at 2^16 and
-// 2^20 on one thread (the branch-free add/sub alone give 1.9x). Fr's operators remain the
-// fallback and the oracle of the tests.
-
-namespace {
-
-#if defined(__x86_64__)
-// a + b mod r and a - b mod r over 64-bit limbs with carry intrinsics and masks, so that the
-// 50/50 reduction decision of random data costs no branch mispredictions. a + b < 2r < 2^256
-// because r < 2^255, so the sum needs no fifth limb.
-PP_INLINE Fr fr_add(const Fr& a, const Fr& b) {
-  constexpr Limbs<4> m = FrParams::modulus;
-  unsigned long long s0, s1, s2, s3, d0, d1, d2, d3;
-  unsigned char c = _addcarry_u64(0, a.l[0], b.l[0], &s0);
-  c = _addcarry_u64(c, a.l[1], b.l[1], &s1);
-  c = _addcarry_u64(c, a.l[2], b.l[2], &s2);
-  _addcarry_u64(c, a.l[3], b.l[3], &s3);
-  c = _subborrow_u64(0, s0, m.v[0], &d0);
-  c = _subborrow_u64(c, s1, m.v[1], &d1);
-  c = _subborrow_u64(c, s2, m.v[2], &d2);
-  c = _subborrow_u64(c, s3, m.v[3], &d3);
-  const uint64_t keep = uint64_t(0) - c;  // borrow: the sum was already < r
-  Fr r;
-  r.l[0] = (s0 & keep) | (d0 & ~keep);
-  r.l[1] = (s1 & keep) | (d1 & ~keep);
-  r.l[2] = (s2 & keep) | (d2 & ~keep);
-  r.l[3] = (s3 & keep) | (d3 & ~keep);
-  return r;
-}
-
-PP_INLINE Fr fr_sub(const Fr& a, const Fr& b) {
-  constexpr Limbs<4> m = FrParams::modulus;
-  unsigned long long d0, d1, d2, d3, r0, r1, r2, r3;
-  unsigned char c = _subborrow_u64(0, a.l[0], b.l[0], &d0);
-  c = _subborrow_u64(c, a.l[1], b.l[1], &d1);
-  c = _subborrow_u64(c, a.l[2], b.l[2], &d2);
-  c = _subborrow_u64(c, a.l[3], b.l[3], &d3);
-  const uint64_t mask = uint64_t(0) - c;  // borrow: add r back
-  c = _addcarry_u64(0, d0, m.v[0] & mask, &r0);
-  c = _addcarry_u64(c, d1, m.v[1] & mask, &r1);
-  c = _addcarry_u64(c, d2, m.v[2] & mask, &r2);
-  _addcarry_u64(c, d3, m.v[3] & mask, &r3);
-  return Fr{{r0, r1, r2, r3}};
-}
-
-// Montgomery multiplication (CIOS) with mulx and the two independent carry chains of adcx
-// (CF) and adox (OF); needs BMI2 and ADX, checked at run time. Five accumulator registers
-// rotate: after each row the lowest word is zero and becomes the next row's top word. All
-// carries fit: with t < 2r < 2^256 on entry, t + a·b_i + q·r < 2^320, so no sixth word.
-// It needs eleven registers (r0-r4, lo, hi, rdx and three pointers) so that it still compiles
-// at -O0 with AddressSanitizer and a frame pointer; hence the zero and the constants are read
-// from memory rather than held in registers.
-alignas(64) constexpr uint64_t kFrConst[6] = {FrParams::modulus.v[0], FrParams::modulus.v[1],
-                                             FrParams::modulus.v[2], FrParams::modulus.v[3],
-                                             FieldConsts<FrParams>::inv64, 0};
-
-// lo(x·rdx) into t_lo on the OF chain, hi(x·rdx) into t_hi on the CF chain.
-#define PP_NTT_MAC(x, t_lo, t_hi) \
-  "mulxq " x ", %[lo], %[hi]\n\tadoxq %[lo], %[" t_lo "]\n\tadcxq %[hi], %[" t_hi "]\n\t"
-// (t0..t4) = (t0..t3) + a·b_i; the xor zeroes t4 and clears CF and OF.
-#define PP_NTT_ROW(bi, t0, t1, t2, t3, t4)                                                   \
-  "movq " bi "(%[b]), %%rdx\n\txorl %k[" t4 "], %k[" t4 "]\n\t" PP_NTT_MAC("0(%[a])", t0, t1) \
-      PP_NTT_MAC("8(%[a])", t1, t2) PP_NTT_MAC("16(%[a])", t2, t3)                            \
-          PP_NTT_MAC("24(%[a])", t3, t4) "adoxq 40(%[k]), %[" t4 "]\n\t"
-// (t0..t4) += q·r with q = t0·(-r^-1) mod 2^64, which zeroes t0; the xor clears CF and OF.
-#define PP_NTT_REDUCE(t0, t1, t2, t3, t4)                                                    \
-  "movq %[" t0 "], %%rdx\n\timulq 32(%[k]), %%rdx\n\txorl %k[lo], %k[lo]\n\t" PP_NTT_MAC(    \
-      "0(%[k])", t0, t1) PP_NTT_MAC("8(%[k])", t1, t2) PP_NTT_MAC("16(%[k])", t2, t3)          \
-      PP_NTT_MAC("24(%[k])", t3, t4) "adoxq 40(%[k]), %[" t4 "]\n\t"
-
-PP_INLINE Fr fr_mul_mulx(const Fr& a, const Fr& b) {
-  uint64_t r0, r1, r2, r3, r4, lo, hi;
-  asm("xorl %k[r0], %k[r0]\n\txorl %k[r1], %k[r1]\n\t"
-      "xorl %k[r2], %k[r2]\n\txorl %k[r3], %k[r3]\n\t"
-      PP_NTT_ROW("0", "r0", "r1", "r2", "r3", "r4") PP_NTT_REDUCE("r0", "r1", "r2", "r3", "r4")
-      PP_NTT_ROW("8", "r1", "r2", "r3", "r4", "r0") PP_NTT_REDUCE("r1", "r2", "r3", "r4", "r0")
-      PP_NTT_ROW("16", "r2", "r3", "r4", "r0", "r1") PP_NTT_REDUCE("r2", "r3", "r4", "r0", "r1")
-      PP_NTT_ROW("24", "r3", "r4", "r0", "r1", "r2") PP_NTT_REDUCE("r3", "r4", "r0", "r1", "r2")
-      // t = (r4, r0, r1, r2) < 2r, r3 is free: subtract r unless that borrows.
-      "movq %[r4], %[lo]\n\tmovq %[r0], %[hi]\n\tmovq %[r1], %%rdx\n\tmovq %[r2], %[r3]\n\t"
-      "subq 0(%[k]), %[lo]\n\tsbbq 8(%[k]), %[hi]\n\tsbbq 16(%[k]), %%rdx\n\tsbbq 24(%[k]), %[r3]\n\t"
-      "cmovaeq %[lo], %[r4]\n\tcmovaeq %[hi], %[r0]\n\tcmovaeq %%rdx, %[r1]\n\tcmovaeq %[r3], %[r2]"
-      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
-        [lo] "=&r"(lo), [hi] "=&r"(hi)
-      : [a] "r"(a.l), [b] "r"(b.l), [k] "r"(kFrConst),
-        // The memory the pointers reach, so the compiler orders stores before the asm.
-        "m"(a.l), "m"(b.l), "m"(kFrConst)
-      : "rdx", "cc");
-  return Fr{{r4, r0, r1, r2}};
-}
-#undef PP_NTT_MAC
-#undef PP_NTT_ROW
-#undef PP_NTT_REDUCE
-
-bool cpu_has_mulx() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
-}
-
-struct MulxArith {
-  static PP_INLINE Fr add(const Fr& a, const Fr& b) { return fr_add(a, b); }
-  static PP_INLINE Fr sub(const Fr& a, const Fr& b) { return fr_sub(a, b); }
-  static PP_INLINE Fr mul(const Fr& a, const Fr& b) { return fr_mul_mulx(a, b); }
-};
-struct PortableArith {
-  static PP_INLINE Fr add(const Fr& a, const Fr& b) { return fr_add(a, b); }
-  static PP_INLINE Fr sub(const Fr& a, const Fr& b) { return fr_sub(a, b); }
-  static PP_INLINE Fr mul(const Fr& a, const Fr& b) { return a * b; }
-};
-#else
-bool cpu_has_mulx() { return false; }
-struct PortableArith {
-  static PP_INLINE Fr add(const Fr& a, const Fr& b) { return a + b; }
-  static PP_INLINE Fr sub(const Fr& a, const Fr& b) { return a - b; }
-  static PP_INLINE Fr mul(const Fr& a, const Fr& b) { return a * b; }
-};
-using MulxArith = PortableArith;
-#endif
-
-std::atomic<bool> g_allow_asm{true};
-
-}  // namespace
+// The butterflies once had their own x86-64 kernels; that arithmetic now lives in Fr itself,
+// so these hooks switch the field's host path, process-wide (see pp::field_allow_asm).
 
 namespace detail {
-void ntt_allow_asm(bool allow) { g_allow_asm.store(allow, std::memory_order_relaxed); }
-bool ntt_uses_asm() {
-  static const bool has = cpu_has_mulx();
-  return has && g_allow_asm.load(std::memory_order_relaxed);
-}
+void ntt_allow_asm(bool allow) { field_allow_asm(allow); }
+bool ntt_uses_asm() { return field_asm_enabled(); }
 }  // namespace detail
 
 // ------------------------------------------------------------------------------------------
@@ -259,7 +126,6 @@ namespace {
 
 // T[2^j + i] = T[i]·omega^(n/2^(j+2)): each doubling reads the finished prefix, so the table
 // costs n/2 multiplications, all on contiguous memory.
-template <class A>
 void fill_twiddles(Fr* t, std::size_t half, const Fr& omega, int lg) {
   t[0] = Fr::one();
   for (int j = 0; (std::size_t(1) << j) < half; ++j) {
@@ -269,7 +135,7 @@ void fill_twiddles(Fr* t, std::size_t half, const Fr& omega, int lg) {
     Fr* dst = t + m;
     const Fr* src = t;
     if (m < 4096) {
-      for (std::size_t i = 0; i < m; ++i) dst[i] = A::mul(src[i], rho);
+      for (std::size_t i = 0; i < m; ++i) dst[i] = src[i] * rho;
       continue;
     }
     // Isolated: while waiting here this thread must not pick up an unrelated task that could
@@ -277,7 +143,7 @@ void fill_twiddles(Fr* t, std::size_t half, const Fr& omega, int lg) {
     tbb::this_task_arena::isolate([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m, 2048),
                         [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t i = r.begin(); i != r.end(); ++i) dst[i] = A::mul(src[i], rho);
+                          for (std::size_t i = r.begin(); i != r.end(); ++i) dst[i] = src[i] * rho;
                         });
     });
   }
@@ -290,11 +156,7 @@ std::span<const Fr> Domain::twiddles() const {
   detail::TwiddleTable& tt = *twiddles_;
   std::call_once(tt.once, [&] {
     Buffer t = allocate(half);
-    if (detail::ntt_uses_asm()) {
-      fill_twiddles<MulxArith>(t.get(), half, omega_, lg_);
-    } else {
-      fill_twiddles<PortableArith>(t.get(), half, omega_, lg_);
-    }
+    fill_twiddles(t.get(), half, omega_, lg_);
     tt.table = std::move(t);
   });
   return {tt.table.get(), half};
@@ -327,53 +189,51 @@ struct Twiddles {
 };
 
 // CT butterflies (x[k], y[k]) -> (x + t·y, x - t·y); t = 1 when w is null, -*w when neg.
-template <class A>
 void ct_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
   if (w == nullptr) {
     for (std::size_t k = 0; k < len; ++k) {
       const Fr u = x[k], v = y[k];
-      x[k] = A::add(u, v);
-      y[k] = A::sub(u, v);
+      x[k] = u + v;
+      y[k] = u - v;
     }
   } else if (!neg) {
     const Fr t = *w;
     for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = A::mul(y[k], t);
-      x[k] = A::add(u, v);
-      y[k] = A::sub(u, v);
+      const Fr u = x[k], v = y[k] * t;
+      x[k] = u + v;
+      y[k] = u - v;
     }
   } else {
     const Fr t = *w;
     for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = A::mul(y[k], t);
-      x[k] = A::sub(u, v);
-      y[k] = A::add(u, v);
+      const Fr u = x[k], v = y[k] * t;
+      x[k] = u - v;
+      y[k] = u + v;
     }
   }
 }
 
 // GS butterflies (x[k], y[k]) -> (x + y, (x - y)·t); same conventions as ct_run.
-template <class A>
 void gs_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
   if (w == nullptr) {
     for (std::size_t k = 0; k < len; ++k) {
       const Fr u = x[k], v = y[k];
-      x[k] = A::add(u, v);
-      y[k] = A::sub(u, v);
+      x[k] = u + v;
+      y[k] = u - v;
     }
   } else if (!neg) {
     const Fr t = *w;
     for (std::size_t k = 0; k < len; ++k) {
       const Fr u = x[k], v = y[k];
-      x[k] = A::add(u, v);
-      y[k] = A::mul(A::sub(u, v), t);
+      x[k] = u + v;
+      y[k] = (u - v) * t;
     }
   } else {
     const Fr t = *w;
     for (std::size_t k = 0; k < len; ++k) {
       const Fr u = x[k], v = y[k];
-      x[k] = A::add(u, v);
-      y[k] = A::mul(A::sub(v, u), t);
+      x[k] = u + v;
+      y[k] = (v - u) * t;
     }
   }
 }
@@ -381,7 +241,6 @@ void gs_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
 // A buffer of 2^k units (a unit is `unit` consecutive elements) that is block `bbase` of
 // global level L0; runs global levels L0 .. L0+k-1, whose blocks inside the buffer are
 // numbered bbase·2^i + j at local level i.
-template <class A>
 void levels_ct(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
   for (int i = 0; i < k; ++i) {
     const std::size_t half = unit << (k - 1 - i);
@@ -390,12 +249,11 @@ void levels_ct(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddl
       bool neg;
       const Fr* w = tw.get((bbase << i) + j, neg);
       Fr* x = buf + 2 * half * j;
-      ct_run<A>(x, x + half, half, w, neg);
+      ct_run(x, x + half, half, w, neg);
     }
   }
 }
 
-template <class A>
 void levels_gs(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
   for (int i = k - 1; i >= 0; --i) {
     const std::size_t half = unit << (k - 1 - i);
@@ -404,7 +262,7 @@ void levels_gs(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddl
       bool neg;
       const Fr* w = tw.get((bbase << i) + j, neg);
       Fr* x = buf + 2 * half * j;
-      gs_run<A>(x, x + half, half, w, neg);
+      gs_run(x, x + half, half, w, neg);
     }
   }
 }
@@ -481,14 +339,13 @@ struct Scale {
   }
 
   // Scales len elements of row r starting at column c0.
-  template <class A>
   void apply(Fr* x, std::size_t r, std::size_t c0, std::size_t len) const {
     if (kind == Kind::constant) {
-      for (std::size_t i = 0; i < len; ++i) x[i] = A::mul(x[i], k);
+      for (std::size_t i = 0; i < len; ++i) x[i] = x[i] * k;
     } else if (kind == Kind::powers) {
       const Fr f = rowf[r];
       const Fr* cf = colf.data() + c0;
-      for (std::size_t i = 0; i < len; ++i) x[i] = A::mul(x[i], A::mul(f, cf[i]));
+      for (std::size_t i = 0; i < len; ++i) x[i] = x[i] * (f * cf[i]);
     }
   }
 };
@@ -497,7 +354,7 @@ struct Scale {
 // The two blocked algorithms
 
 // Column phase: tiles of W columns x R rows, levels 0 .. lg_r-1 (CT) or lg_r-1 .. 0 (GS).
-template <class A, bool kCT>
+template <bool kCT>
 void column_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
   const std::size_t w = p.tile_w, rows = p.rows, cols = p.cols;
   tbb::enumerable_thread_specific<Buffer> scratch([&] { return allocate(rows * w); });
@@ -508,33 +365,33 @@ void column_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, co
       const Fr* src = a + r * cols + c0;
       Fr* dst = s + r * w;
       std::copy(src, src + w, dst);
-      pre.apply<A>(dst, r, c0, w);
+      pre.apply(dst, r, c0, w);
     }
     if constexpr (kCT) {
-      levels_ct<A>(s, p.lg_r, w, 0, tw);
+      levels_ct(s, p.lg_r, w, 0, tw);
     } else {
-      levels_gs<A>(s, p.lg_r, w, 0, tw);
+      levels_gs(s, p.lg_r, w, 0, tw);
     }
     for (std::size_t r = 0; r < rows; ++r) {
       Fr* src = s + r * w;
-      post.apply<A>(src, r, c0, w);
+      post.apply(src, r, c0, w);
       std::copy(src, src + w, a + r * cols + c0);
     }
   });
 }
 
 // Row phase: each row of C elements is block r of level lg_r; levels lg_r .. lg-1.
-template <class A, bool kCT>
+template <bool kCT>
 void row_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
   auto one_row = [&](std::size_t r) {
     Fr* x = a + r * p.cols;
-    pre.apply<A>(x, r, 0, p.cols);
+    pre.apply(x, r, 0, p.cols);
     if constexpr (kCT) {
-      levels_ct<A>(x, p.lg_c, 1, r, tw);
+      levels_ct(x, p.lg_c, 1, r, tw);
     } else {
-      levels_gs<A>(x, p.lg_c, 1, r, tw);
+      levels_gs(x, p.lg_c, 1, r, tw);
     }
-    post.apply<A>(x, r, 0, p.cols);
+    post.apply(x, r, 0, p.cols);
   };
   if (p.rows == 1) {
     one_row(0);
@@ -547,16 +404,16 @@ const Scale kNoScale{};
 
 // kCT: natural -> bit-reversed; pre-scaling sees natural order, post-scaling bit-reversed.
 // GS:  bit-reversed -> natural; pre-scaling sees bit-reversed order, post-scaling natural.
-template <class A, bool kCT>
+template <bool kCT>
 void run(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
   if (p.rows == 1) {
-    row_phase<A, kCT>(a, p, tw, pre, post);
+    row_phase<kCT>(a, p, tw, pre, post);
   } else if (kCT) {
-    column_phase<A, true>(a, p, tw, pre, kNoScale);
-    row_phase<A, true>(a, p, tw, kNoScale, post);
+    column_phase<true>(a, p, tw, pre, kNoScale);
+    row_phase<true>(a, p, tw, kNoScale, post);
   } else {
-    row_phase<A, false>(a, p, tw, pre, kNoScale);
-    column_phase<A, false>(a, p, tw, kNoScale, post);
+    row_phase<false>(a, p, tw, pre, kNoScale);
+    column_phase<false>(a, p, tw, kNoScale, post);
   }
 }
 
@@ -581,13 +438,10 @@ void transform(std::span<Fr> a, const Domain& d, Order in, Order out, bool inver
   }
 
   if (!gs && in == Order::bit_reversed) bit_reverse_permute(a);
-  const bool fast = detail::ntt_uses_asm();
   if (gs) {
-    fast ? run<MulxArith, false>(a.data(), p, tw, pre, post)
-         : run<PortableArith, false>(a.data(), p, tw, pre, post);
+    run<false>(a.data(), p, tw, pre, post);
   } else {
-    fast ? run<MulxArith, true>(a.data(), p, tw, pre, post)
-         : run<PortableArith, true>(a.data(), p, tw, pre, post);
+    run<true>(a.data(), p, tw, pre, post);
   }
   if (!gs && out == Order::natural) bit_reverse_permute(a);
 }

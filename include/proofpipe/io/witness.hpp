@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/io/decimal.hpp"
 
 namespace pp {
 
@@ -20,10 +21,9 @@ void write_witness(const std::filesystem::path& path, const Witness& w);
 Witness read_witness(const std::filesystem::path& path);
 Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name);
 
-// Decimal text of a scalar's canonical value, and the reverse (digits only, value < r);
-// nullopt on anything else.
-std::string to_decimal(const Fr& x);
-std::optional<Fr> fr_from_decimal(std::string_view text);
+// A proof in snarkjs's proof.json shape (decimal affine coordinates, "protocol": "groth16",
+// "curve": "bls12381"), two-space indented.
+std::string proof_to_json(const Proof& proof);
 
 // Public inputs as a JSON array of decimal strings (without the leading 1).
 void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one);

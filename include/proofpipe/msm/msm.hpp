@@ -27,8 +27,9 @@ template <class C>
 Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options = {});
 
 // sum of points[i] for every i whose bit is set in `bitmap` (64-bit words, LSB first: bit i is
-// word i/64, bit i%64). bitmap must hold at least ceil(points.size()/64) words. The "scalar is
-// 1" half of the split MSM. Multithreaded.
+// word i/64, bit i%64). bitmap must hold at least ceil(points.size()/64) words
+// (std::invalid_argument otherwise); bits past the last point and extra words are ignored.
+// The "scalar is 1" half of the split MSM. Multithreaded.
 template <class C>
 Jacobian<C> batch_add(std::span<const Affine<C>> points, std::span<const uint64_t> bitmap);
 
