@@ -1,5 +1,6 @@
 // `proofpipe setup | prove | verify | info | bench prove`: the Groth16 workflow on files.
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -30,6 +31,37 @@ class Stage {
  private:
   std::string name_;
   Clock::time_point t0_;
+};
+
+// A progress bar on stderr, redrawn in place on a terminal and printed every 10 % otherwise
+// (logs stay readable).
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
+  ~ProgressBar() {
+    if (tty_ && drawn_) fmt::print(stderr, "\n");
+  }
+  ProgressFn fn() {
+    return [this](std::size_t done, std::size_t total) { update(done, total); };
+  }
+
+ private:
+  void update(std::size_t done, std::size_t total) {
+    const int percent = total ? int(100 * done / total) : 100;
+    if (tty_) {
+      const int width = 30, filled = width * percent / 100;
+      fmt::print(stderr, "\r  {} [{}{}] {:3d}% ({}/{})", label_, std::string(std::size_t(filled), '='),
+                 std::string(std::size_t(width - filled), ' '), percent, done, total);
+      drawn_ = true;
+    } else if (percent / 10 != last_decile_) {
+      last_decile_ = percent / 10;
+      fmt::print(stderr, "  {} {}% ({}/{})\n", label_, percent, done, total);
+    }
+  }
+  std::string label_;
+  bool tty_;
+  bool drawn_ = false;
+  int last_decile_ = -1;
 };
 
 SyntheticOptions synthetic_options(const SyntheticCliOptions& c) {
@@ -98,7 +130,8 @@ int run_setup(const SetupOptions& options) {
   ProvingKey pk;
   {
     Stage s("generating the proving key");
-    pk = setup(r1cs, opts.seed ^ 0x5e70ULL);
+    ProgressBar bar("key points");
+    pk = setup(r1cs, opts.seed ^ 0x5e70ULL, bar.fn());
   }
   {
     Stage s("writing " + (options.out / "params").string());
@@ -135,7 +168,8 @@ int run_prove(const ProveOptions& options) {
   std::vector<Proof> proofs;
   {
     Stage s(fmt::format("proving {} partition(s)", witnesses.size()));
-    proofs = prove(pk, witnesses, seed, &timings);
+    ProgressBar bar("partitions");
+    proofs = prove(pk, witnesses, seed, &timings, bar.fn());
   }
   std::ofstream out(options.out, std::ios::binary | std::ios::trunc);
   for (const Proof& p : proofs) {
@@ -212,7 +246,8 @@ int run_bench_prove(const BenchProveOptions& options) {
   {
     Stage s(fmt::format("circuit, key and {} witness(es) at 2^{}", options.circuit.partitions, opts.lg_constraints));
     r1cs = make_porep_like_r1cs(opts);
-    pk = setup(r1cs, opts.seed);
+    ProgressBar bar("key points");
+    pk = setup(r1cs, opts.seed, bar.fn());
     for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
       const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
       witnesses.push_back(witness_from_assignment(r1cs, z));

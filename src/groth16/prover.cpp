@@ -125,7 +125,7 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
 }
 
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
-                         ProveTimings* timings) {
+                         ProveTimings* timings, const ProgressFn& progress) {
   std::mt19937_64 rng(seed);
   std::vector<Proof> proofs;
   ProveTimings total;
@@ -187,6 +187,7 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     const G1Jacobian g_c = h_sum + l_sum + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
     proofs.push_back(Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()});
     total.assembly += ms_since(t0);
+    if (progress) progress(part + 1, witnesses.size());
   }
   if (timings) *timings = total;
   return proofs;

@@ -1,6 +1,8 @@
 // Groth16 key generation with random toxic waste (tests and benchmarks only; not a ceremony).
 #include <tbb/parallel_for.h>
 
+#include <atomic>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -51,8 +53,10 @@ class FixedBase {
     return acc.to_jacobian();
   }
 
-  // out[i] = scalars[i] · base, in parallel, converted to affine in batches.
-  std::vector<Affine<C>> mul_all(const std::vector<Fr>& scalars) const {
+  // out[i] = scalars[i] · base, in parallel, converted to affine in batches; `tick(k)` after
+  // every k points.
+  template <class Tick>
+  std::vector<Affine<C>> mul_all(const std::vector<Fr>& scalars, Tick&& tick) const {
     std::vector<Affine<C>> out(scalars.size());
     constexpr std::size_t kChunk = 1024;
     tbb::parallel_for(std::size_t(0), (scalars.size() + kChunk - 1) / kChunk, [&](std::size_t chunk) {
@@ -61,6 +65,7 @@ class FixedBase {
       std::vector<typename C::Field> scratch(end - begin);
       for (std::size_t i = begin; i < end; ++i) jac[i - begin] = mul(scalars[i]);
       batch_to_affine(jac.data(), out.data() + begin, end - begin, scratch.data());
+      tick(end - begin);
     });
     return out;
   }
@@ -87,7 +92,7 @@ void batch_invert(std::vector<Fr>& v) {
 
 }  // namespace
 
-ProvingKey setup(const R1cs& r1cs, uint64_t seed) {
+ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress) {
   r1cs.validate();
   const std::size_t m0 = r1cs.num_constraints();
   const std::size_t num_inputs = r1cs.num_inputs;
@@ -151,6 +156,16 @@ ProvingKey setup(const R1cs& r1cs, uint64_t seed) {
     t *= tau;
   }
 
+  const std::size_t total_points = ic_s.size() + h_s.size() + l_s.size() + a_s.size() + 2 * b_s.size();
+  std::atomic<std::size_t> done{0};
+  std::mutex report;
+  auto tick = [&](std::size_t k) {
+    const std::size_t now = done += k;
+    if (progress) {
+      std::lock_guard lock(report);
+      progress(now, total_points);
+    }
+  };
   const FixedBase<G1Curve> g1(g1_generator());
   const FixedBase<G2Curve> g2(g2_generator());
   ProvingKey pk;
@@ -160,12 +175,12 @@ ProvingKey setup(const R1cs& r1cs, uint64_t seed) {
   pk.vk.gamma_g2 = g2.mul(gamma).to_affine();
   pk.vk.delta_g1 = g1.mul(delta).to_affine();
   pk.vk.delta_g2 = g2.mul(delta).to_affine();
-  pk.vk.ic = g1.mul_all(ic_s);
-  pk.h = g1.mul_all(h_s);
-  pk.l = g1.mul_all(l_s);
-  pk.a = g1.mul_all(a_s);
-  pk.b_g1 = g1.mul_all(b_s);
-  pk.b_g2 = g2.mul_all(b_s);
+  pk.vk.ic = g1.mul_all(ic_s, tick);
+  pk.h = g1.mul_all(h_s, tick);
+  pk.l = g1.mul_all(l_s, tick);
+  pk.a = g1.mul_all(a_s, tick);
+  pk.b_g1 = g1.mul_all(b_s, tick);
+  pk.b_g2 = g2.mul_all(b_s, tick);
   return pk;
 }
 

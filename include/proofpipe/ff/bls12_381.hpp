@@ -89,16 +89,7 @@ struct alignas(8) Fp2 {
   }
   template <int M>
   PP_HD Fp2 pow(const Limbs<M>& e) const {
-    Fp2 r = one();
-    bool started = false;
-    for (int i = 64 * M - 1; i >= 0; --i) {
-      if (started) r = r.sqr();
-      if ((e.v[i / 64] >> (i % 64)) & 1) {
-        r = started ? r * *this : *this;
-        started = true;
-      }
-    }
-    return r;
+    return pow_limbs(*this, e);
   }
   // A square in Fp2 iff its norm is a square in Fp.
   PP_HD int legendre() const { return norm().legendre(); }

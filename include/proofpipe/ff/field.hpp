@@ -6,6 +6,7 @@
 
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/core/limbs.hpp"
+#include "proofpipe/core/pow.hpp"
 
 #if !PP_DEVICE_CODE && defined(__x86_64__)
 #include <cpuid.h>      // __get_cpuid_count: the BMI2/ADX check
@@ -715,16 +716,7 @@ struct alignas(8) Field {
   // x^e for e given as little-endian limbs of any count (left-to-right binary).
   template <int M>
   PP_HD Field pow(const Limbs<M>& e) const {
-    Field r = one();
-    bool started = false;
-    for (int i = 64 * M - 1; i >= 0; --i) {
-      if (started) r = r.sqr();
-      if ((e.v[i / 64] >> (i % 64)) & 1) {
-        r = started ? r * *this : *this;
-        started = true;
-      }
-    }
-    return r;
+    return pow_limbs(*this, e);
   }
   PP_HD Field pow_u64(uint64_t e) const {
     Limbs<1> x{{e}};

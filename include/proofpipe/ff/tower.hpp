@@ -211,16 +211,7 @@ struct alignas(8) Fp6 {
 
   template <int M>
   PP_HD Fp6 pow(const Limbs<M>& e) const {
-    Fp6 r = one();
-    bool started = false;
-    for (int i = 64 * M - 1; i >= 0; --i) {
-      if (started) r = r.sqr();
-      if ((e.v[i / 64] >> (i % 64)) & 1) {
-        r = started ? r * *this : *this;
-        started = true;
-      }
-    }
-    return r;
+    return pow_limbs(*this, e);
   }
 };
 static_assert(sizeof(Fp6) == 288);
@@ -320,16 +311,7 @@ struct alignas(8) Fp12 {
 
   template <int M>
   PP_HD Fp12 pow(const Limbs<M>& e) const {
-    Fp12 r = one();
-    bool started = false;
-    for (int i = 64 * M - 1; i >= 0; --i) {
-      if (started) r = r.sqr();
-      if ((e.v[i / 64] >> (i % 64)) & 1) {
-        r = started ? r * *this : *this;
-        started = true;
-      }
-    }
-    return r;
+    return pow_limbs(*this, e);
   }
   // x^e for elements of the cyclotomic subgroup (uses cyclotomic_sqr; see its precondition).
   PP_HD Fp12 cyclotomic_pow_u64(uint64_t e) const {

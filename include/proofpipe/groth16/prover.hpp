@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -10,8 +11,13 @@
 
 namespace pp {
 
+// Reports work done so far out of a total (any unit); may be called from worker threads,
+// never concurrently.
+using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
+
 // Fresh random toxic waste from `seed` — for tests and benchmarks, NOT a ceremony.
-ProvingKey setup(const R1cs& r1cs, uint64_t seed);
+// `progress` counts points of the key.
+ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {});
 
 // Per-stage wall times of one prove() call, in milliseconds.
 struct ProveTimings {
@@ -36,8 +42,9 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 // Proves each witness (one per partition, all for the same key). r, s are drawn from a
 // generator seeded with `seed`. Throws std::invalid_argument naming the partition when a
 // witness is inconsistent (sizes, a·b != c at some constraint) or does not match the key.
+// `progress` counts partitions.
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
-                         ProveTimings* timings = nullptr);
+                         ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
 
 bool verify(const VerifyingKey& vk, std::span<const Fr> public_inputs, const Proof& proof);
