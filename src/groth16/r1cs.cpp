@@ -15,33 +15,16 @@
 namespace pp {
 namespace {
 
-constexpr Fr kOne = Fr::one();
-const Fr kMinusOne = -Fr::one();
-
 // Rows per task: large enough to amortise scheduling, small enough to balance rows of very
 // different lengths (a PoRep-like circuit mixes 1-entry rows with ~50-entry packing rows).
 constexpr std::size_t kRowGrain = 2048;
 constexpr std::size_t kEntryGrain = 1 << 16;
 
-// acc += coeff · v. Most witness values are 0 or 1 and most coefficients are ±1, so the
-// shortcuts skip the bulk of the Montgomery multiplications the SpMV would otherwise do.
-inline void accumulate(Fr& acc, const Fr& coeff, const Fr& v) {
-  if (v.is_zero()) return;
-  if (coeff == kOne) {
-    acc += v;
-  } else if (v == kOne) {
-    acc += coeff;
-  } else if (coeff == kMinusOne) {
-    acc -= v;
-  } else {
-    acc += coeff * v;
-  }
-}
 
 inline Fr row_dot(const SparseMatrix& m, std::size_t row, const Fr* z) {
   Fr acc = Fr::zero();
   const uint64_t end = m.row_start[row + 1];
-  for (uint64_t e = m.row_start[row]; e < end; ++e) accumulate(acc, m.value[e], z[m.column[e]]);
+  for (uint64_t e = m.row_start[row]; e < end; ++e) accumulate_product(acc, m.value[e], z[m.column[e]]);
   return acc;
 }
 

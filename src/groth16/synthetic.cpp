@@ -447,18 +447,6 @@ void sample_bits(Fr* out, uint32_t count, double share, Rng& rng) {
   }
 }
 
-inline void accumulate(Fr& acc, const Fr& coeff, const Fr& v) {
-  if (v.is_zero()) return;
-  if (coeff == kOne) {
-    acc += v;
-  } else if (v == kOne) {
-    acc += coeff;
-  } else if (coeff == kMinusOne) {
-    acc -= v;
-  } else {
-    acc += coeff * v;
-  }
-}
 
 Fr divide(const Fr& x, const Fr& coeff) {
   if (coeff == kOne) return x;
@@ -483,7 +471,7 @@ bool solve_row(const R1cs& r1cs, std::size_t row, uint32_t vcol, Fr* z) {
         coeff = m.value[e];
         continue;
       }
-      accumulate(acc, m.value[e], z[m.column[e]]);
+      accumulate_product(acc, m.value[e], z[m.column[e]]);
     }
     sums[k] = acc;
   }

@@ -72,6 +72,22 @@ struct Densities {
 };
 Densities column_densities(const R1cs& r1cs);
 
+// acc += coeff · v. Most witness values are 0 or 1 and most coefficients are ±1, so the
+// shortcuts skip the bulk of the Montgomery multiplications of a sparse dot product.
+inline void accumulate_product(Fr& acc, const Fr& coeff, const Fr& v) {
+  static const Fr minus_one = -Fr::one();
+  if (v.is_zero()) return;
+  if (coeff.is_one()) {
+    acc += v;
+  } else if (v.is_one()) {
+    acc += coeff;
+  } else if (coeff == minus_one) {
+    acc -= v;
+  } else {
+    acc += coeff * v;
+  }
+}
+
 inline bool test_bit(std::span<const uint64_t> bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1; }
 // Number of set bits.
 std::size_t count_bits(std::span<const uint64_t> bits);
