@@ -8,6 +8,7 @@
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/witness.hpp"
+#include "proofpipe/pairing/pairing.hpp"
 
 namespace pp::test {
 namespace {
@@ -83,6 +84,17 @@ TEST(Groth16, SeveralPartitionsAndBatchVerify) {
   std::vector<std::vector<Fr>> bad_inputs = f.publics;
   bad_inputs[9][1] += Fr::one();
   EXPECT_FALSE(batch_verify(f.pk.vk, bad_inputs, proofs, 7));
+}
+
+TEST(Groth16, PreparedKeyVerifiesLikeThePlainKey) {
+  const Fixture f = make_fixture(7, 3);
+  const auto proofs = prove(f.pk, f.witnesses, kSeed);
+  const PreparedVerifyingKey pvk = prepare(f.pk.vk);
+  EXPECT_EQ(pvk.alpha_beta, pairing(f.pk.vk.alpha_g1, f.pk.vk.beta_g2));
+  for (std::size_t i = 0; i < proofs.size(); ++i) {
+    EXPECT_TRUE(verify(pvk, f.publics[i], proofs[i]));
+    EXPECT_FALSE(verify(pvk, f.publics[(i + 1) % proofs.size()], proofs[i]));
+  }
 }
 
 TEST(Groth16, ProofFromAnotherKeyFails) {

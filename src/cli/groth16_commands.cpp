@@ -208,8 +208,9 @@ int run_verify(const VerifyOptions& options) {
     return 0;
   }
   // The batch failed: say which proofs are bad.
+  const PreparedVerifyingKey pvk = prepare(vk);
   for (std::size_t i = 0; i < proofs.size(); ++i)
-    if (!verify(vk, publics[i], proofs[i])) fmt::print("proof {} INVALID (public inputs {})\n", i, options.publics[i].string());
+    if (!verify(pvk, publics[i], proofs[i])) fmt::print("proof {} INVALID (public inputs {})\n", i, options.publics[i].string());
   return 1;
 }
 

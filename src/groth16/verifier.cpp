@@ -26,13 +26,21 @@ bool points_valid(const Proof& p) {
 
 }  // namespace
 
-// e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta), checked as one product equal to 1.
-bool verify(const VerifyingKey& vk, std::span<const Fr> public_inputs, const Proof& proof) {
-  if (!points_valid(proof)) return false;
+PreparedVerifyingKey prepare(const VerifyingKey& vk) { return PreparedVerifyingKey{vk, pairing(vk.alpha_g1, vk.beta_g2)}; }
+
+// e(A, B) e(-IC(x), gamma) e(-C, delta) == e(alpha, beta): three Miller loops, one final
+// exponentiation.
+bool verify(const PreparedVerifyingKey& pvk, std::span<const Fr> public_inputs, const Proof& proof) {
+  const VerifyingKey& vk = pvk.vk;
   const G1Affine ic = input_commitment(vk, public_inputs).to_affine();
-  const std::vector<G1Affine> g1 = {proof.a, -vk.alpha_g1, -ic, -proof.c};
-  const std::vector<G2Affine> g2 = {proof.b, vk.beta_g2, vk.gamma_g2, vk.delta_g2};
-  return multi_pairing(g1, g2).is_one();
+  if (!points_valid(proof)) return false;
+  const std::vector<G1Affine> g1 = {proof.a, -ic, -proof.c};
+  const std::vector<G2Affine> g2 = {proof.b, vk.gamma_g2, vk.delta_g2};
+  return final_exponentiation(multi_miller_loop(g1, g2)) == pvk.alpha_beta;
+}
+
+bool verify(const VerifyingKey& vk, std::span<const Fr> public_inputs, const Proof& proof) {
+  return verify(prepare(vk), public_inputs, proof);
 }
 
 // With random rho_k: prod_k e(rho_k A_k, B_k) · e(-sum rho_k alpha, beta) · e(-sum rho_k IC_k, gamma)

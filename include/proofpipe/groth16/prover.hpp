@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "proofpipe/ff/tower.hpp"
 #include "proofpipe/groth16/keys.hpp"
 #include "proofpipe/groth16/r1cs.hpp"
 
@@ -47,6 +48,17 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
 
+// The verifying key with e(alpha, beta) computed once, so that each verification needs three
+// Miller loops and one final exponentiation.
+struct PreparedVerifyingKey {
+  VerifyingKey vk;
+  Fp12 alpha_beta;
+};
+PreparedVerifyingKey prepare(const VerifyingKey& vk);
+
+// Checks e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta). Throws std::invalid_argument
+// when the number of public inputs does not match the key; a malformed proof is invalid.
+bool verify(const PreparedVerifyingKey& pvk, std::span<const Fr> public_inputs, const Proof& proof);
 bool verify(const VerifyingKey& vk, std::span<const Fr> public_inputs, const Proof& proof);
 // Random linear combination of all the checks, one multi-pairing. public_inputs[k] are the
 // inputs of proofs[k] (without the leading 1).
