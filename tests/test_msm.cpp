@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "proofpipe/msm/msm.hpp"
+#include "random_data.hpp"
 
 namespace pp {
 // Failures print the affine point rather than a byte dump of the Jacobian struct.
@@ -65,53 +66,10 @@ Fr fr_from_limbs(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3) {
   return r;
 }
 
-Fr random_fr(std::mt19937_64& rng) {
-  for (;;) {
-    uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << 63) - 1)};
-    Fr r;
-    if (Fr::from_canonical(r, c)) return r;
-  }
-}
-
-std::vector<Fr> random_scalars(std::size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Fr> v(n);
-  for (auto& k : v) k = random_fr(rng);
-  return v;
-}
-
-template <class C>
-Affine<C> generator();
-template <>
-G1Affine generator<G1Curve>() {
-  return g1_generator();
-}
-template <>
-G2Affine generator<G2Curve>() {
-  return g2_generator();
-}
-
-// Distinct subgroup points without one scalar multiplication each: a random walk over a few
-// random multiples of the generator, with occasional doublings, normalised together.
-template <class C>
-std::vector<Affine<C>> random_points(std::size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Jacobian<C> steps[4];
-  for (auto& s : steps) s = scalar_mul(generator<C>(), random_fr(rng));
-  std::vector<Jacobian<C>> jac(n);
-  Jacobian<C> acc = steps[0];
-  for (std::size_t i = 0; i < n; ++i) {
-    acc += steps[rng() % 4];
-    if (rng() % 8 == 0) acc = acc.dbl();
-    jac[i] = acc;
-  }
-  std::vector<Affine<C>> out(n);
-  std::vector<typename C::Field> scratch(n);
-  batch_to_affine(jac.data(), out.data(), n, scratch.data());
-  for (const auto& p : out)
-    if (p.is_infinity()) throw std::logic_error("random walk hit infinity");
-  return out;
-}
+using testdata::generator;
+using testdata::random_fr;
+using testdata::random_points;
+using testdata::random_scalars;
 
 template <class C>
 Jacobian<C> plain_sum(const std::vector<Affine<C>>& pts) {

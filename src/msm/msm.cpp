@@ -1,6 +1,8 @@
 // CPU multi-scalar multiplication (signed-digit Pippenger over XYZZ buckets) and bitmap batch addition.
 #include "proofpipe/msm/msm.hpp"
 
+#include "proofpipe/msm/digits.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
@@ -20,23 +22,9 @@ namespace pp {
 
 namespace {
 
-constexpr int kScalarBits = Fr::BITS;  // canonical scalars are < r < 2^255
+using msm_digits::mul_small;
+using msm_digits::num_windows;
 constexpr int kMaxWindow = 20;
-
-// Windows needed for c-bit signed digits of a kScalarBits-bit scalar. floor(255/c) + 1 covers
-// every bit and leaves the top window with at most (255 mod c) < c bits, so the carry coming
-// into it can never push it past 2^(c-1): it never produces a carry of its own. When c divides
-// 255 that top window is the "extra" one holding only the final carry.
-constexpr int num_windows(int c) { return kScalarBits / c + 1; }
-
-// c bits of the canonical scalar starting at bit `s` (zero past bit 255).
-inline uint32_t window_bits_at(const uint64_t* k, int s, int c) {
-  if (s >= 256) return 0;
-  const int limb = s / 64, off = s % 64;
-  uint64_t v = k[limb] >> off;
-  if (off + c > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
-  return uint32_t(v & ((uint64_t(1) << c) - 1));
-}
 
 // Signed digits of every scalar, window-major (digits[w*n + i]) so that the bucket pass over
 // one window streams through memory. A point at infinity gets all-zero digits: it contributes
@@ -46,8 +34,6 @@ std::vector<int32_t> signed_digits(std::span<const Affine<C>> points, std::span<
                                    int c, int nw) {
   const std::size_t n = scalars.size();
   std::vector<int32_t> digits(std::size_t(nw) * n);
-  const uint32_t half = uint32_t(1) << (c - 1);
-  const int64_t full = int64_t(1) << c;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       if (points[i].is_infinity()) {
@@ -56,30 +42,10 @@ std::vector<int32_t> signed_digits(std::span<const Affine<C>> points, std::span<
       }
       uint64_t k[4];
       scalars[i].to_canonical(k);
-      uint32_t carry = 0;
-      for (int w = 0; w < nw; ++w) {
-        const uint32_t d = window_bits_at(k, w * c, c) + carry;
-        // d lies in [0, 2^c]; above 2^(c-1) it is taken as d - 2^c with a borrow from the
-        // next window, so every digit lands in [-2^(c-1)+1, 2^(c-1)].
-        carry = d > half ? 1u : 0u;
-        digits[std::size_t(w) * n + i] = int32_t(int64_t(d) - (carry ? full : 0));
-      }
-      assert(carry == 0);
+      msm_digits::signed_digits(k, c, nw, digits.data() + i, n);
     }
   });
   return digits;
-}
-
-// g·P for a small positive g (a gap between non-empty buckets).
-template <class C>
-XYZZ<C> mul_small(const XYZZ<C>& p, uint32_t g) {
-  if (g == 1 || p.is_infinity()) return p;
-  XYZZ<C> r = p;
-  for (int b = 30 - std::countl_zero(g); b >= 0; --b) {
-    r = r.dbl();
-    if ((g >> b) & 1) r += p;
-  }
-  return r;
 }
 
 // sum_j j·B_j fed with the non-empty buckets in decreasing j, as the running sum sum_t S_t

@@ -1,0 +1,146 @@
+// The GPU MSM and batch addition, written once for both sides (the CUDA kernels in
+// src/gpu/msm.cu and the CPU twin in src/gpu/msm_common.cpp run these bodies).
+//
+// Pippenger with signed c-bit digits, one window at a time (so the workspace is O(n), not
+// O(n · windows)):
+//   1. digits:  entry i gets key = |d|-1 (the bucket) or kNullKey(c) when d = 0, and
+//               value = i | sign << 31;
+//   2. sort:    (key, value) pairs by key (CUB radix sort over c bits) — each bucket's points
+//               become one contiguous run;
+//   3. segments: the sorted entries are cut into segments of kSegment; a segment sums each of
+//               its runs with mixed XYZZ additions. A run inside one segment is a whole bucket
+//               and is stored directly; a run crossing into the next segment leaves its start as
+//               tail[s], a run coming from the previous segment its part as head[s] — so every
+//               thread does the same work whatever the bucket sizes;
+//   4. chains:  each tail walks the heads of the following segments of its bucket;
+//   5. reduce:  sum_j (j+1)·B_j in chunks of buckets (a running sum per chunk, plus l·S for the
+//               chunk offset l), then the chunks are summed by a tree;
+//   6. combine: the window sums are combined by Horner (c doublings per window).
+// Batch addition (the scalar-1 half of the split MSM) sums the points of a bitmap in chunks
+// and then by the same tree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "proofpipe/core/hd.hpp"
+#include "proofpipe/ec/curve.hpp"
+#include "proofpipe/msm/digits.hpp"
+
+namespace pp::gpu {
+
+inline constexpr uint32_t kSegment = 32;        // sorted entries per accumulation thread
+inline constexpr uint32_t kReduceChunk = 64;    // buckets per reduction thread
+inline constexpr uint32_t kBatchChunk = 64;     // points per batch-addition thread
+inline constexpr uint32_t kSignBit = 0x80000000u;
+inline constexpr int kMinWindow = 2, kMaxWindow = 24;
+
+PP_HD constexpr uint32_t kNullKey(int c) { return uint32_t(1) << (c - 1); }
+
+// Step 1 for entry i of window w (scalar in Montgomery form).
+PP_HD PP_INLINE void digit_entry(const Fr& scalar, uint32_t i, int c, int w, uint32_t& key, uint32_t& value) {
+  uint64_t k[4];
+  scalar.to_canonical(k);
+  const int32_t d = msm_digits::signed_digit(k, c, w);
+  key = d == 0 ? kNullKey(c) : uint32_t(d > 0 ? d : -d) - 1;
+  value = i | (d < 0 ? kSignBit : 0u);
+}
+
+template <class C>
+PP_HD PP_INLINE Affine<C> signed_point(const Affine<C>* points, uint32_t value) {
+  const Affine<C> p = points[value & ~kSignBit];
+  return (value & kSignBit) ? -p : p;
+}
+
+// Step 3 for segment s of the n sorted entries. buckets[] must start as infinity (all zero
+// bytes decode as infinity: ZZ = 0). head[s] / tail[s] are written only when they exist.
+template <class C>
+PP_HD void segment_sums(uint64_t s, const uint32_t* keys, const uint32_t* values, uint64_t n, const Affine<C>* points,
+                        uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail) {
+  const uint64_t b0 = s * kSegment;
+  if (b0 >= n) return;
+  const uint64_t e0 = b0 + kSegment < n ? b0 + kSegment : n;
+  for (uint64_t i = b0; i < e0;) {
+    const uint32_t key = keys[i];
+    uint64_t j = i;
+    XYZZ<C> acc = XYZZ<C>::infinity();
+    for (; j < e0 && keys[j] == key; ++j) acc = acc.add_mixed(signed_point(points, values[j]));
+    if (key != null_key) {
+      const bool from_previous = i == b0 && b0 > 0 && keys[b0 - 1] == key;
+      const bool into_next = j == e0 && e0 < n && keys[e0] == key;
+      if (from_previous) head[s] = acc;
+      else if (into_next) tail[s] = acc;
+      else buckets[key] = acc;
+    }
+    i = j;
+  }
+}
+
+// Step 4 for segment s: when its last run continues into the next segment and started here,
+// add the heads of the following segments up to the run's end and store the bucket.
+template <class C>
+PP_HD void chain_sums(uint64_t s, const uint32_t* keys, uint64_t n, uint32_t null_key, XYZZ<C>* buckets,
+                      const XYZZ<C>* head, const XYZZ<C>* tail) {
+  const uint64_t b0 = s * kSegment;
+  if (b0 >= n) return;
+  const uint64_t e0 = b0 + kSegment < n ? b0 + kSegment : n;
+  const uint32_t key = keys[e0 - 1];
+  if (key == null_key || e0 >= n || keys[e0] != key) return;
+  if (keys[b0] == key && b0 > 0 && keys[b0 - 1] == key) return;  // the run started earlier: a head
+  XYZZ<C> acc = tail[s];
+  for (uint64_t t = s + 1;; ++t) {
+    acc += head[t];
+    const uint64_t bt = t * kSegment;
+    const uint64_t et = bt + kSegment < n ? bt + kSegment : n;
+    if (!(et < n && keys[et - 1] == key && keys[et] == key)) break;
+  }
+  buckets[key] = acc;
+}
+
+// Step 5a: chunk t of the 2^(c-1) buckets: sum_{j in chunk} (j+1)·B_j.
+template <class C>
+PP_HD XYZZ<C> bucket_chunk_sum(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t t) {
+  const uint32_t l = t * kReduceChunk;
+  const uint32_t h = l + kReduceChunk < num_buckets ? l + kReduceChunk : num_buckets;
+  XYZZ<C> running = XYZZ<C>::infinity(), acc = XYZZ<C>::infinity();
+  for (uint32_t j = h; j-- > l;) {
+    running += buckets[j];
+    acc += running;
+  }
+  // acc = sum (j - l + 1)·B_j; add l·sum B_j.
+  return acc + msm_digits::mul_small(running, l);
+}
+
+// Batch addition: chunk t of the n points, those whose bit is set.
+template <class C>
+PP_HD XYZZ<C> batch_chunk_sum(const Affine<C>* points, const uint64_t* bitmap, uint64_t n, uint64_t t) {
+  const uint64_t l = t * kBatchChunk;
+  const uint64_t h = l + kBatchChunk < n ? l + kBatchChunk : n;
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (uint64_t i = l; i < h; ++i)
+    if ((bitmap[i / 64] >> (i % 64)) & 1) acc = acc.add_mixed(points[i]);
+  return acc;
+}
+
+// Step 6: sum_w 2^(c·w)·W_w, most significant window first.
+template <class C>
+PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int c) {
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (int w = windows - 1; w >= 0; --w) {
+    for (int i = 0; i < c; ++i) acc = acc.dbl();
+    acc += window_sums[w];
+  }
+  return acc.to_jacobian();
+}
+
+// The window the GPU MSM uses for n points when none is given (tuned on the H200, G1).
+PP_HD inline int default_gpu_window(uint64_t n) {
+  int lg = 0;
+  while ((uint64_t(1) << lg) < n) ++lg;
+  int c = lg - 4;
+  if (c < 4) c = 4;
+  if (c > 21) c = 21;
+  return c;
+}
+
+}  // namespace pp::gpu

@@ -1,0 +1,64 @@
+// GPU number-theoretic transforms over Fr and the prover's fused element-wise H steps, plus
+// the CPU twin that runs the same kernel bodies (ntt_kernels.hpp) on the host.
+//
+// Device entry points never allocate and never synchronise: tables and data live in memory
+// the caller provides, work is queued on the caller's stream, and errors come back as Status.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "proofpipe/gpu/ntt_kernels.hpp"
+#include "proofpipe/gpu/status.hpp"
+#include "proofpipe/ntt/ntt.hpp"
+
+namespace pp::gpu {
+
+enum class Direction { forward, inverse };
+
+// What one transform call does, in the orders of pp::ntt (ntt.hpp): forward maps coefficients
+// to evaluations (on the coset shift·<omega> when coset), inverse the reverse.
+struct NttOp {
+  Direction dir = Direction::forward;
+  Order in = Order::natural;
+  Order out = Order::bit_reversed;
+  bool coset = false;
+};
+
+// The steps an NttOp expands to. Natural input runs DIF (output bit-reversed), bit-reversed
+// input runs DIT (output natural); a permutation is added only when out == in. Scalings are
+// applied in the order the data is in at that point.
+struct NttSchedule {
+  Scale pre = Scale::none;    // before the transform (input order)
+  bool dif = true;            // DIF (natural in) or DIT (bit-reversed in)
+  bool inverse = false;       // roots omega^-1
+  Scale post = Scale::none;   // after the transform (the transform's output order)
+  bool permute_after = false;
+};
+NttSchedule schedule(const NttOp& op);
+
+// Roots of a domain with the coset shift of the prover's convention: the domain's generator
+// g (bellman: 7, snarkjs: 5) by default; snarkjs's odd points use shift = omega_2n instead.
+NttRoots roots_of(const Domain& d);
+NttRoots roots_of(const Domain& d, const Fr& shift);
+
+// ---- CPU twin (always built; CI checks it against pp::ntt) ----
+// Runs schedule(op) with the kernels' bodies in loops over host memory. max_pass < kMaxPassLg
+// splits the transform into more passes than the GPU uses (to test multi-pass plans cheaply).
+void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass = kMaxPassLg);
+
+// ---- Device API (library proofpipe_gpu, built with CUDA) ----
+// Bytes of device memory the tables of a 2^lg domain need (a few MiB at 2^28).
+std::size_t ntt_tables_bytes(int lg);
+// Fills caller-provided device memory `d_tables` (ntt_tables_bytes(lg) bytes) on `stream` and
+// returns the table view in *out (valid once the stream reaches this point).
+Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots& roots, Stream stream,
+                       NttTables* out);
+// In-place transform of 2^tables.lg elements at d_a.
+Status ntt(Fr* d_a, const NttTables& tables, const NttOp& op, Stream stream);
+// d_a[i] = (d_a[i]·d_b[i] - d_c[i])·factor for i < n.
+Status h_step(Fr* d_a, const Fr* d_b, const Fr* d_c, std::size_t n, const Fr& factor, Stream stream);
+// Permutes 2^lg elements into bit-reversed index order, in place.
+Status bit_reverse_permute(Fr* d_a, int lg, Stream stream);
+
+}  // namespace pp::gpu

@@ -1,0 +1,97 @@
+// Host side shared by the GPU MSM and its CPU twins: shapes, and the twins themselves.
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "proofpipe/gpu/msm.hpp"
+
+namespace pp::gpu {
+
+Status make_msm_shape(std::size_t n, int c, MsmShape* out) {
+  if (n >= (std::size_t(1) << 31))
+    return Status::invalid("pp::gpu::msm: " + std::to_string(n) + " points exceed the limit 2^31 - 1");
+  if (c == 0) c = default_gpu_window(n);
+  if (c < kMinWindow || c > kMaxWindow)
+    return Status::invalid("pp::gpu::msm: window " + std::to_string(c) + " outside [" + std::to_string(kMinWindow) +
+                           ", " + std::to_string(kMaxWindow) + "]");
+  *out = MsmShape{n, c};
+  return {};
+}
+
+namespace {
+
+// Sums m points the way the device's tree does (any order gives the same point).
+template <class C>
+XYZZ<C> sum_points(const std::vector<XYZZ<C>>& v) {
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (const XYZZ<C>& p : v) acc += p;
+  return acc;
+}
+
+}  // namespace
+
+template <class C>
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c) {
+  if (points.size() != scalars.size())
+    throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points but " +
+                                std::to_string(scalars.size()) + " scalars");
+  MsmShape shape;
+  if (Status s = make_msm_shape(points.size(), c, &shape); !s) throw std::invalid_argument(s.message);
+  const std::size_t n = shape.n;
+  if (n == 0) return Jacobian<C>::infinity();
+  std::vector<uint32_t> keys(n), values(n), order(n);
+  std::vector<XYZZ<C>> buckets(shape.buckets()), head(shape.segments()), tail(shape.segments());
+  std::vector<XYZZ<C>> window_sums(shape.windows());
+  const uint32_t null_key = kNullKey(shape.c);
+  for (int w = 0; w < shape.windows(); ++w) {
+    tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
+      digit_entry(scalars[i], uint32_t(i), shape.c, w, keys[i], values[i]);
+    });
+    // A stable sort by key, as the device's radix sort.
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
+    std::vector<uint32_t> sk(n), sv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      sk[i] = keys[order[i]];
+      sv[i] = values[order[i]];
+    }
+    std::fill(buckets.begin(), buckets.end(), XYZZ<C>{});  // all zero bytes: infinity, as the device's memset
+    tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
+      segment_sums(s, sk.data(), sv.data(), n, points.data(), null_key, buckets.data(), head.data(), tail.data());
+    });
+    tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
+      chain_sums(s, sk.data(), n, null_key, buckets.data(), head.data(), tail.data());
+    });
+    std::vector<XYZZ<C>> chunks(shape.reduce_chunks());
+    tbb::parallel_for(uint32_t(0), shape.reduce_chunks(), [&](uint32_t t) {
+      chunks[t] = bucket_chunk_sum(buckets.data(), shape.buckets(), t);
+    });
+    window_sums[w] = sum_points(chunks);
+  }
+  return combine_windows(window_sums.data(), shape.windows(), shape.c);
+}
+
+template <class C>
+Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const uint64_t> bitmap) {
+  const std::size_t n = points.size();
+  if (bitmap.size() < (n + 63) / 64)
+    throw std::invalid_argument("pp::gpu::batch_add_twin: bitmap has " + std::to_string(bitmap.size()) +
+                                " words, " + std::to_string(n) + " points need " + std::to_string((n + 63) / 64));
+  std::vector<XYZZ<C>> chunks((n + kBatchChunk - 1) / kBatchChunk);
+  tbb::parallel_for(std::size_t(0), chunks.size(), [&](std::size_t t) {
+    chunks[t] = batch_chunk_sum(points.data(), bitmap.data(), n, t);
+  });
+  return sum_points(chunks).to_jacobian();
+}
+
+template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int);
+template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int);
+template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);
+template Jacobian<G2Curve> batch_add_twin(std::span<const G2Affine>, std::span<const uint64_t>);
+
+}  // namespace pp::gpu

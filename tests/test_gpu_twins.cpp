@@ -1,0 +1,210 @@
+// The GPU kernels' CPU twins (the same kernel bodies run in host loops) against the library's
+// independent CPU code: pp::ntt for the transforms, msm_naive / batch_add for the MSMs. What
+// passes here is the algorithm the GPU runs; the H200 harness then checks GPU == twin.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "proofpipe/gpu/msm.hpp"
+#include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/msm/msm.hpp"
+#include "random_data.hpp"
+
+namespace pp::test {
+namespace {
+
+using gpu::Direction;
+using testdata::random_points;
+using testdata::random_scalars;
+
+constexpr uint64_t kSeed = 0x7477'696e'0000'0001ULL;  // "twin"
+
+// ---------------------------------------------------------------- plan
+
+TEST(GpuNttPlan, CoversEveryLevelWithinBlockLimits) {
+  for (int lg = 1; lg <= gpu::kMaxNttLg; ++lg) {
+    const gpu::NttPlan plan = gpu::make_ntt_plan(lg);
+    EXPECT_LE(plan.count, 3) << "lg " << lg;
+    int top = lg;
+    for (int i = 0; i < plan.count; ++i) {
+      const gpu::NttPass& p = plan.pass[i];
+      SCOPED_TRACE("lg " + std::to_string(lg) + " pass " + std::to_string(i));
+      EXPECT_EQ(p.m + p.k, top);
+      EXPECT_GE(p.k, 1);
+      EXPECT_LE(p.k, gpu::kMaxPassLg);
+      EXPECT_LE(p.elements_per_block(), uint32_t(gpu::kBlockElements));
+      EXPECT_LE(p.cols, 1 << p.m);
+      EXPECT_EQ(p.cols & (p.cols - 1), 0);
+      top = p.m;
+    }
+    EXPECT_EQ(top, 0) << "lg " << lg;
+  }
+}
+
+TEST(GpuNttPlan, GlobalIndexVisitsEveryElementOnce) {
+  for (int lg : {1, 5, 11, 14}) {
+    const gpu::NttPlan plan = gpu::make_ntt_plan(lg);
+    for (int i = 0; i < plan.count; ++i) {
+      const gpu::NttPass& p = plan.pass[i];
+      std::vector<int> seen(std::size_t(1) << lg, 0);
+      for (uint64_t b = 0; b < p.blocks(); ++b)
+        for (uint32_t e = 0; e < p.elements_per_block(); ++e) ++seen[p.global_index(b, e)];
+      for (int s : seen) ASSERT_EQ(s, 1) << "lg " << lg << " pass " << i;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- NTT
+
+// The reference: pp's CPU transforms with the same orders.
+void reference(std::vector<Fr>& a, const Domain& d, const gpu::NttOp& op) {
+  if (op.dir == Direction::forward) {
+    if (op.coset) coset_ntt(a, d, op.in, op.out);
+    else ntt(a, d, op.in, op.out);
+  } else {
+    if (op.coset) coset_intt(a, d, op.in, op.out);
+    else intt(a, d, op.in, op.out);
+  }
+}
+
+// (log size, levels per pass): the GPU's own plans up to 2^14, and plans of 2..6 passes at
+// small sizes through narrower passes.
+class NttTwin : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
+  const auto [lg, max_pass] = GetParam();
+  const Domain d(lg);
+  const auto x = random_scalars(d.size(), kSeed + lg);
+  for (Direction dir : {Direction::forward, Direction::inverse})
+    for (Order in : {Order::natural, Order::bit_reversed})
+      for (Order out : {Order::natural, Order::bit_reversed})
+        for (bool coset : {false, true}) {
+          const gpu::NttOp op{dir, in, out, coset};
+          SCOPED_TRACE(::testing::Message() << "lg " << lg << " dir " << int(dir) << " in " << int(in) << " out "
+                                            << int(out) << " coset " << coset);
+          auto want = x, got = x;
+          reference(want, d, op);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass);
+          ASSERT_EQ(got, want);
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuPlans, NttTwin,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4, 7, 9, 10, 11, 12, 14),
+                                            ::testing::Values(gpu::kMaxPassLg)));
+INSTANTIATE_TEST_SUITE_P(MultiPass, NttTwin,
+                         ::testing::Combine(::testing::Values(5, 8, 11, 12), ::testing::Values(2, 3, 4)));
+
+// snarkjs's odd points: coset shift omega_2n over the generator-5 domain — the evaluations at
+// omega_2n · omega_n^i, checked by scaling coefficient i by omega_2n^i and a plain transform.
+TEST(NttTwinShift, SnarkjsOddPoints) {
+  for (int lg : {3, 10, 13}) {
+    const Domain d(lg, Domain::kSnarkjsGenerator);
+    const Domain d2(lg + 1, Domain::kSnarkjsGenerator);
+    const Fr shift = d2.omega();
+    const auto x = random_scalars(d.size(), kSeed + 100 + lg);
+    auto want = x;
+    Fr p = Fr::one();
+    for (auto& v : want) {
+      v = v * p;
+      p = p * shift;
+    }
+    ntt(want, d, Order::natural, Order::natural);
+    auto got = x;
+    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::forward, Order::natural, Order::natural, true});
+    EXPECT_EQ(got, want) << "lg " << lg;
+    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::inverse, Order::natural, Order::natural, true});
+    EXPECT_EQ(got, x) << "lg " << lg;
+  }
+}
+
+TEST(NttTwinErrors, WrongSizeIsRejected) {
+  const Domain d(4);
+  std::vector<Fr> a(8);
+  EXPECT_THROW(gpu::ntt_twin(a, d, gpu::roots_of(d), {}), std::invalid_argument);
+}
+
+TEST(HStep, ElementFormula) {
+  const auto a = random_scalars(64, kSeed + 7), b = random_scalars(64, kSeed + 8), c = random_scalars(64, kSeed + 9);
+  const Fr f = random_scalars(1, kSeed + 10)[0];
+  auto out = a;
+  for (std::size_t i = 0; i < a.size(); ++i) gpu::h_step_element(out.data(), b.data(), c.data(), i, f);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(out[i], (a[i] * b[i] - c[i]) * f);
+}
+
+// ---------------------------------------------------------------- MSM
+
+template <class C>
+void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what) {
+  SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c));
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  const Jacobian<C> got = gpu::msm_twin<C>(pts, ks, c);
+  EXPECT_TRUE(got.is_on_curve());
+  EXPECT_TRUE(got == want);
+}
+
+template <class C>
+void msm_cases(std::size_t max_n) {
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(31), std::size_t(32),
+                        std::size_t(33), std::size_t(100), max_n}) {
+    const auto pts = random_points<C>(n, kSeed + 11 * n);
+    const auto ks = random_scalars(n, kSeed + 13 * n);
+    for (int c : {0, 2, 3, 5, 8, 11}) check_msm<C>(pts, ks, c, "random");
+  }
+  const std::size_t n = max_n;
+  auto pts = random_points<C>(n, kSeed + 17);
+  auto ks = random_scalars(n, kSeed + 19);
+  check_msm<C>(pts, std::vector<Fr>(n, Fr::zero()), 0, "all zero scalars");
+  check_msm<C>(pts, std::vector<Fr>(n, Fr::one()), 4, "all one scalars");
+  check_msm<C>(pts, std::vector<Fr>(n, -Fr::one()), 5, "all r-1 scalars");
+  check_msm<C>(pts, std::vector<Fr>(n, ks[0]), 6, "one repeated scalar (one big bucket)");
+  check_msm<C>(std::vector<Affine<C>>(n, pts[0]), ks, 7, "one repeated point");
+  auto with_inf = pts;
+  for (std::size_t i = 0; i < n; i += 3) with_inf[i] = Affine<C>::infinity();
+  check_msm<C>(with_inf, ks, 8, "every third point at infinity");
+  // Opposite points in one bucket: P and -P with the same scalar cancel to infinity.
+  auto opp = pts;
+  for (std::size_t i = 1; i < n; i += 2) opp[i] = -opp[i - 1];
+  auto same = ks;
+  for (std::size_t i = 1; i < n; i += 2) same[i] = same[i - 1];
+  check_msm<C>(opp, same, 9, "cancelling pairs");
+  check_msm<C>(pts, ks, 16, "wide window, far more buckets than points");
+}
+
+TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
+TEST(MsmTwin, G2) { msm_cases<G2Curve>(150); }
+
+TEST(MsmTwin, RejectsBadShapes) {
+  gpu::MsmShape s;
+  EXPECT_FALSE(gpu::make_msm_shape(10, 1, &s).ok());
+  EXPECT_FALSE(gpu::make_msm_shape(10, gpu::kMaxWindow + 1, &s).ok());
+  EXPECT_FALSE(gpu::make_msm_shape(std::size_t(1) << 31, 0, &s).ok());
+  EXPECT_TRUE(gpu::make_msm_shape(10, 0, &s).ok());
+  const auto pts = random_points<G1Curve>(3, kSeed);
+  EXPECT_THROW(gpu::msm_twin<G1Curve>(pts, random_scalars(2, kSeed), 0), std::invalid_argument);
+}
+
+template <class C>
+void batch_cases(std::size_t n) {
+  const auto pts = random_points<C>(n, kSeed + 23);
+  std::mt19937_64 rng(kSeed + 29);
+  for (int density : {0, 1, 50, 100}) {
+    std::vector<uint64_t> bits((n + 63) / 64, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (int(rng() % 100) < density) bits[i / 64] |= uint64_t(1) << (i % 64);
+    SCOPED_TRACE("density " + std::to_string(density));
+    EXPECT_TRUE(gpu::batch_add_twin<C>(pts, bits) == batch_add<C>(pts, bits));
+  }
+  std::vector<uint64_t> short_map((n + 63) / 64 - 1);
+  EXPECT_THROW(gpu::batch_add_twin<C>(pts, short_map), std::invalid_argument);
+}
+
+TEST(BatchAddTwin, G1) { batch_cases<G1Curve>(1000); }
+TEST(BatchAddTwin, G2) { batch_cases<G2Curve>(200); }
+
+}  // namespace
+}  // namespace pp::test
