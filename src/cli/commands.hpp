@@ -59,4 +59,14 @@ struct BenchProveOptions {
 };
 int run_bench_prove(const BenchProveOptions& options);
 
+struct BenchGpuOptions {
+  std::string op;            // msm | ntt | batch-add
+  std::string curve = "g1";  // g1 | g2
+  int lg = 20;
+  int window = 0;            // msm window (0: default)
+  int runs = 5, warmup = 1, device = 0;
+};
+// GPU kernel benchmark on device-resident data: median of `runs` after `warmup`.
+int run_bench_gpu(const BenchGpuOptions& options);
+
 }  // namespace pp::cli

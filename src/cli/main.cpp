@@ -5,6 +5,8 @@
 
 #include <exception>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 
@@ -78,6 +80,21 @@ int main(int argc, char** argv) {
   add_synthetic_options(bp, bench_prove.circuit, true);
   bp->add_option("--repeat", bench_prove.repeat, "Timed runs")->check(CLI::Range(1, 100))->capture_default_str();
 
+  pp::cli::BenchGpuOptions bench_gpu;
+  std::vector<CLI::App*> gpu_benches;
+  for (const char* op : {"msm", "ntt", "batch-add"}) {
+    auto* b = bench->add_subcommand(op, std::string("Time the GPU ") + op + " kernel on device-resident data");
+    b->add_option("--lg", bench_gpu.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
+    if (std::string(op) != "ntt")
+      b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
+    if (std::string(op) == "msm")
+      b->add_option("--window", bench_gpu.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
+    b->add_option("--runs", bench_gpu.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
+    b->add_option("--warmup", bench_gpu.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
+    b->add_option("--device", bench_gpu.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+    gpu_benches.push_back(b);
+  }
+
   CLI11_PARSE(app, argc, argv);
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0)
@@ -89,6 +106,11 @@ int main(int argc, char** argv) {
     if (vf->parsed()) return pp::cli::run_verify(verify);
     if (in->parsed()) return pp::cli::run_info(info_file);
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
+    for (CLI::App* b : gpu_benches) {
+      if (!b->parsed()) continue;
+      bench_gpu.op = b->get_name();
+      return pp::cli::run_bench_gpu(bench_gpu);
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "proofpipe: error: {}\n", e.what());
     return 1;

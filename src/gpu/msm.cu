@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include "cuda_status.cuh"
 #include "proofpipe/gpu/msm.hpp"
@@ -39,26 +40,65 @@ __global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c,
   if (i < n) digit_entry(scalars[i], i, c, w, keys[i], values[i]);
 }
 
+// Resident blocks per SM the accumulation kernels are compiled for: enough warps per scheduler
+// to hide the latency of the dependent multiply-add chains (the register cap this implies,
+// 128 for G1, is what the field code fits in without spilling).
 template <class C>
-__global__ void segments_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ values, uint64_t n,
-                                const Affine<C>* __restrict__ points, uint32_t null_key, XYZZ<C>* buckets,
-                                XYZZ<C>* head, XYZZ<C>* tail, uint64_t segments) {
+constexpr int kMinBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
+
+template <class C>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
+    segments_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ values, uint64_t n, uint32_t seg,
+                    const Affine<C>* __restrict__ points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head,
+                    XYZZ<C>* tail, uint64_t segments) {
   const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < segments) segment_sums(s, keys, values, n, points, null_key, buckets, head, tail);
+  if (s < segments) segment_sums(s, seg, keys, values, n, points, null_key, buckets, head, tail);
 }
 
 template <class C>
-__global__ void chains_kernel(const uint32_t* __restrict__ keys, uint64_t n, uint32_t null_key, XYZZ<C>* buckets,
-                              const XYZZ<C>* head, const XYZZ<C>* tail, uint64_t segments) {
+__global__ void chains_kernel(const uint32_t* __restrict__ keys, uint64_t n, uint32_t seg, uint32_t null_key,
+                              XYZZ<C>* buckets, const XYZZ<C>* head, const XYZZ<C>* tail, uint64_t segments,
+                              uint64_t* long_chains, unsigned int* long_count) {
   const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < segments) chain_sums(s, keys, n, null_key, buckets, head, tail);
+  if (s >= segments) return;
+  uint64_t last = 0;
+  if (chain_sums(s, seg, keys, n, null_key, buckets, head, tail, &last) == kChainLong) {
+    const unsigned int slot = atomicAdd(long_count, 1u);
+    long_chains[2 * slot] = s;
+    long_chains[2 * slot + 1] = last;
+  }
 }
 
+// One block per long chain (grid = an upper bound; blocks past the count exit): a strided
+// partial sum per thread, then a shared-memory tree, tail added by thread 0.
 template <class C>
-__global__ void bucket_chunks_kernel(const XYZZ<C>* __restrict__ buckets, uint32_t num_buckets, XYZZ<C>* out,
-                                     uint32_t chunks) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < chunks) out[t] = bucket_chunk_sum(buckets, num_buckets, t);
+__global__ void __launch_bounds__(kThreads) long_chains_kernel(const uint32_t* __restrict__ keys, uint32_t seg,
+                                                               XYZZ<C>* buckets,
+                                                               const XYZZ<C>* head, const XYZZ<C>* tail,
+                                                               const uint64_t* long_chains,
+                                                               const unsigned int* long_count) {
+  if (blockIdx.x >= *long_count) return;
+  __shared__ XYZZ<C> sh[kThreads];
+  const uint64_t s = long_chains[2 * blockIdx.x], last = long_chains[2 * blockIdx.x + 1];
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (uint64_t t = s + 1 + threadIdx.x; t <= last; t += kThreads) acc += head[t];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) sh[threadIdx.x] = sh[threadIdx.x] + sh[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) buckets[keys[(s + 1) * seg - 1]] = sh[0] + tail[s];
+}
+
+// All windows' bucket chunks at once: thread i = (window i / chunks, chunk i % chunks).
+template <class C>
+__global__ void bucket_chunks_kernel(const XYZZ<C>* __restrict__ buckets, uint32_t num_buckets, uint32_t chunk,
+                                     uint32_t chunks, uint32_t windows, XYZZ<C>* out) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= uint64_t(chunks) * windows) return;
+  const uint64_t w = i / chunks;
+  out[i] = bucket_chunk_sum(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
 }
 
 template <class C>
@@ -68,45 +108,36 @@ __global__ void batch_chunks_kernel(const Affine<C>* __restrict__ points, const 
   if (t < chunks) out[t] = batch_chunk_sum(points, bitmap, n, t);
 }
 
-// Block b folds in[b·kTreeItems, ...) into out[b]: strided partial sums, then a shared tree.
+// Row r = blockIdx.y of `in` (rows of m items, stride m): block b folds its items
+// [b·kTreeItems, ...) into out[r·gridDim.x + b] — strided partial sums, then a shared tree.
 template <class C>
 __global__ void __launch_bounds__(kThreads) tree_kernel(const XYZZ<C>* __restrict__ in, uint64_t m, XYZZ<C>* out) {
   __shared__ XYZZ<C> s[kThreads];
+  const XYZZ<C>* row = in + uint64_t(blockIdx.y) * m;
   const uint64_t begin = uint64_t(blockIdx.x) * kTreeItems;
   const uint64_t end = begin + kTreeItems < m ? begin + kTreeItems : m;
   XYZZ<C> acc = XYZZ<C>::infinity();
-  for (uint64_t i = begin + threadIdx.x; i < end; i += kThreads) acc += in[i];
+  for (uint64_t i = begin + threadIdx.x; i < end; i += kThreads) acc += row[i];
   s[threadIdx.x] = acc;
   __syncthreads();
   for (unsigned half = kThreads / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) s[threadIdx.x] = s[threadIdx.x] + s[threadIdx.x + half];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+  if (threadIdx.x == 0) out[uint64_t(blockIdx.y) * gridDim.x + blockIdx.x] = s[0];
 }
 
+// Folds `rows` rows of m points each (contiguous, stride m) at `in` to one point per row at
+// out[0 .. rows). `scratch` holds rows·ceil(m / kTreeItems) points; `in` is overwritten.
 template <class C>
-__global__ void combine_kernel(const XYZZ<C>* window_sums, int windows, int c, Jacobian<C>* result) {
-  *result = combine_windows(window_sums, windows, c);
-}
-
-template <class C>
-__global__ void to_jacobian_kernel(const XYZZ<C>* in, Jacobian<C>* result) {
-  *result = in->to_jacobian();
-}
-
-// Folds m points at `in` to one at `out` (scratch: ceil(m / kTreeItems) points; may alias in's
-// storage only when m <= kTreeItems).
-template <class C>
-void tree_sum(XYZZ<C>* in, uint64_t m, XYZZ<C>* scratch, XYZZ<C>* out, Stream stream) {
+void tree_sum(XYZZ<C>* in, uint64_t m, unsigned rows, XYZZ<C>* scratch, XYZZ<C>* out, Stream stream) {
   while (m > kTreeItems) {
     const uint64_t blocks = (m + kTreeItems - 1) / kTreeItems;
-    tree_kernel<C><<<unsigned(blocks), kThreads, 0, stream>>>(in, m, scratch);
-    // The next round reads scratch and writes back into in (it is at least as large).
-    std::swap(in, scratch);
+    tree_kernel<C><<<dim3(unsigned(blocks), rows), kThreads, 0, stream>>>(in, m, scratch);
+    std::swap(in, scratch);  // the next round reads scratch and writes into in (larger)
     m = blocks;
   }
-  tree_kernel<C><<<1, kThreads, 0, stream>>>(in, m, out);
+  tree_kernel<C><<<dim3(1, rows), kThreads, 0, stream>>>(in, m, out);
 }
 
 // The pieces of the MSM workspace.
@@ -115,9 +146,14 @@ struct MsmSpace {
   uint32_t *keys, *values, *keys_alt, *values_alt;
   void* sort_temp;
   std::size_t sort_bytes;
-  XYZZ<C> *buckets, *head, *tail, *chunks, *scratch, *window_sums;
+  XYZZ<C> *buckets, *head, *tail, *chunks, *scratch;
+  uint64_t* long_chains;
+  unsigned int* long_count;
   std::size_t total;
 };
+
+// Upper bound of long chains in one window: each spans more than kMaxChain segments.
+uint64_t max_long_chains(const MsmShape& sh) { return sh.segments() / (kMaxChain + 1) + 1; }
 
 template <class C>
 MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
@@ -131,12 +167,13 @@ MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   s.sort_bytes = 0;
   cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.n), 0, sh.c);
   s.sort_temp = cv.take<char>(s.sort_bytes);
-  s.buckets = cv.take<XYZZ<C>>(sh.buckets());
+  s.buckets = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * sh.buckets());
   s.head = cv.take<XYZZ<C>>(sh.segments());
   s.tail = cv.take<XYZZ<C>>(sh.segments());
-  s.chunks = cv.take<XYZZ<C>>(sh.reduce_chunks());
-  s.scratch = cv.take<XYZZ<C>>((sh.reduce_chunks() + kTreeItems - 1) / kTreeItems);
-  s.window_sums = cv.take<XYZZ<C>>(std::size_t(sh.windows()));
+  s.chunks = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * sh.reduce_chunks());
+  s.scratch = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * ((sh.reduce_chunks() + kTreeItems - 1) / kTreeItems));
+  s.long_chains = cv.take<uint64_t>(2 * max_long_chains(sh));
+  s.long_count = cv.take<unsigned int>(1);
   s.total = cv.used;
   return s;
 }
@@ -150,13 +187,16 @@ std::size_t msm_workspace_bytes(const MsmShape& shape) {
 
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, void* d_workspace,
-           std::size_t workspace_bytes, Jacobian<C>* d_result, Stream stream) {
-  if (d_result == nullptr) return Status::invalid("pp::gpu::msm: null result pointer");
+           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace) {
+  if (d_window_sums == nullptr) return Status::invalid("pp::gpu::msm: null result pointer");
+  const bool timed = trace != nullptr && trace->events != nullptr && trace->count >= msm_trace_events(sh);
+  std::size_t next_event = 0;
+  auto mark = [&] {
+    if (timed) cudaEventRecord(trace->events[next_event++], stream);
+  };
   if (sh.c < kMinWindow || sh.c > kMaxWindow) return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
-  if (sh.n == 0) {
-    const Jacobian<C> inf = Jacobian<C>::infinity();
-    return from_cuda(cudaMemcpyAsync(d_result, &inf, sizeof inf, cudaMemcpyHostToDevice, stream), "pp::gpu::msm");
-  }
+  if (sh.n == 0)
+    return from_cuda(cudaMemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream), "pp::gpu::msm");
   if (d_points == nullptr || d_scalars == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::msm: null pointer");
   MsmSpace<C> ws = carve_msm<C>(d_workspace, sh);
@@ -165,33 +205,61 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
                            std::to_string(ws.total) + " needed");
   const uint32_t n = uint32_t(sh.n);
   const uint32_t null_key = kNullKey(sh.c);
+  const uint64_t segs = sh.segments();
+  mark();
+  if (Status s = from_cuda(cudaMemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.windows(), stream),
+                           "pp::gpu::msm: clear buckets");
+      !s)
+    return s;
   for (int w = 0; w < sh.windows(); ++w) {
+    XYZZ<C>* bw = ws.buckets + std::size_t(w) * sh.buckets();
     digits_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d_scalars, n, sh.c, w, ws.keys, ws.values);
+    mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
     std::size_t temp = ws.sort_bytes;
     if (cudaError_t e = cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(n), 0, sh.c, stream);
         e != cudaSuccess)
       return from_cuda(e, "pp::gpu::msm: radix sort");
-    if (Status s = from_cuda(cudaMemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets(), stream), "pp::gpu::msm");
-        !s)
+    mark();
+    if (Status s = from_cuda(cudaMemsetAsync(ws.long_count, 0, sizeof(unsigned int), stream), "pp::gpu::msm"); !s)
       return s;
-    const uint64_t segs = sh.segments();
-    segments_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), v.Current(), n, d_points, null_key,
-                                                                  ws.buckets, ws.head, ws.tail, segs);
-    chains_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), n, null_key, ws.buckets, ws.head,
-                                                                ws.tail, segs);
-    bucket_chunks_kernel<C><<<blocks_for(sh.reduce_chunks()), kThreads, 0, stream>>>(ws.buckets, sh.buckets(),
-                                                                                    ws.chunks, sh.reduce_chunks());
-    tree_sum<C>(ws.chunks, sh.reduce_chunks(), ws.scratch, ws.window_sums + w, stream);
+    segments_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), v.Current(), n, sh.segment(), d_points,
+                                                                  null_key, bw, ws.head, ws.tail, segs);
+    mark();
+    chains_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), n, sh.segment(), null_key, bw, ws.head,
+                                                                ws.tail, segs, ws.long_chains, ws.long_count);
+    long_chains_kernel<C><<<unsigned(max_long_chains(sh)), kThreads, 0, stream>>>(
+        k.Current(), sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
+    mark();
   }
-  combine_kernel<C><<<1, 1, 0, stream>>>(ws.window_sums, sh.windows(), sh.c, d_result);
+  const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.windows();
+  bucket_chunks_kernel<C><<<blocks_for(all_chunks), kThreads, 0, stream>>>(
+      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()), ws.chunks);
+  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, stream);
+  mark();
   return last_error("pp::gpu::msm");
+}
+
+template <class C>
+Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
+                std::size_t workspace_bytes, XYZZ<C>* d_window_sums, XYZZ<C>* host_sums, Stream stream,
+                Jacobian<C>* result) {
+  if (host_sums == nullptr || result == nullptr) return Status::invalid("pp::gpu::msm_wait: null pointer");
+  if (Status s = msm<C>(d_points, d_scalars, shape, d_workspace, workspace_bytes, d_window_sums, stream); !s) return s;
+  if (Status s = from_cuda(cudaMemcpyAsync(host_sums, d_window_sums, sizeof(XYZZ<C>) * shape.windows(),
+                                           cudaMemcpyDeviceToHost, stream),
+                           "pp::gpu::msm_wait");
+      !s)
+    return s;
+  if (Status s = from_cuda(cudaStreamSynchronize(stream), "pp::gpu::msm_wait"); !s) return s;
+  *result = msm_combine<C>(host_sums, shape);
+  return {};
 }
 
 namespace {
 template <class C>
 struct BatchSpace {
-  XYZZ<C> *chunks, *scratch, *sum;
+  XYZZ<C> *chunks, *scratch;
   std::size_t total;
 };
 template <class C>
@@ -201,7 +269,6 @@ BatchSpace<C> carve_batch(void* base, std::size_t n) {
   const std::size_t chunks = (n + kBatchChunk - 1) / kBatchChunk;
   s.chunks = cv.take<XYZZ<C>>(chunks);
   s.scratch = cv.take<XYZZ<C>>((chunks + kTreeItems - 1) / kTreeItems);
-  s.sum = cv.take<XYZZ<C>>(1);
   s.total = cv.used;
   return s;
 }
@@ -214,13 +281,9 @@ std::size_t batch_add_workspace_bytes(std::size_t n) {
 
 template <class C>
 Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_t n, void* d_workspace,
-                 std::size_t workspace_bytes, Jacobian<C>* d_result, Stream stream) {
-  if (d_result == nullptr) return Status::invalid("pp::gpu::batch_add: null result pointer");
-  if (n == 0) {
-    const Jacobian<C> inf = Jacobian<C>::infinity();
-    return from_cuda(cudaMemcpyAsync(d_result, &inf, sizeof inf, cudaMemcpyHostToDevice, stream),
-                     "pp::gpu::batch_add");
-  }
+                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream) {
+  if (d_sum == nullptr) return Status::invalid("pp::gpu::batch_add: null result pointer");
+  if (n == 0) return from_cuda(cudaMemsetAsync(d_sum, 0, sizeof(XYZZ<C>), stream), "pp::gpu::batch_add");
   if (d_points == nullptr || d_bitmap == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::batch_add: null pointer");
   BatchSpace<C> ws = carve_batch<C>(d_workspace, n);
@@ -229,16 +292,18 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
                            std::to_string(ws.total) + " needed");
   const uint64_t chunks = (n + kBatchChunk - 1) / kBatchChunk;
   batch_chunks_kernel<C><<<blocks_for(chunks), kThreads, 0, stream>>>(d_points, d_bitmap, n, ws.chunks, chunks);
-  tree_sum<C>(ws.chunks, chunks, ws.scratch, ws.sum, stream);
-  to_jacobian_kernel<C><<<1, 1, 0, stream>>>(ws.sum, d_result);
+  tree_sum<C>(ws.chunks, chunks, 1, ws.scratch, d_sum, stream);
   return last_error("pp::gpu::batch_add");
 }
 
 #define PP_GPU_MSM_INSTANTIATE(C)                                                                              \
   template std::size_t msm_workspace_bytes<C>(const MsmShape&);                                              \
-  template Status msm<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, Jacobian<C>*, Stream); \
+  template Status msm<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, Stream,      \
+                         const MsmTrace*);                                                                     \
+  template Status msm_wait<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, XYZZ<C>*, \
+                              Stream, Jacobian<C>*);                                                           \
   template std::size_t batch_add_workspace_bytes<C>(std::size_t);                                            \
-  template Status batch_add<C>(const Affine<C>*, const uint64_t*, std::size_t, void*, std::size_t, Jacobian<C>*, \
+  template Status batch_add<C>(const Affine<C>*, const uint64_t*, std::size_t, void*, std::size_t, XYZZ<C>*,     \
                                Stream);
 PP_GPU_MSM_INSTANTIATE(G1Curve)
 PP_GPU_MSM_INSTANTIATE(G2Curve)

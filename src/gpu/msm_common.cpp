@@ -36,6 +36,11 @@ XYZZ<C> sum_points(const std::vector<XYZZ<C>>& v) {
 }  // namespace
 
 template <class C>
+Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
+  return combine_windows(window_sums, shape.windows(), shape.c);
+}
+
+template <class C>
 Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c) {
   if (points.size() != scalars.size())
     throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points but " +
@@ -44,9 +49,10 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
   if (Status s = make_msm_shape(points.size(), c, &shape); !s) throw std::invalid_argument(s.message);
   const std::size_t n = shape.n;
   if (n == 0) return Jacobian<C>::infinity();
-  std::vector<uint32_t> keys(n), values(n), order(n);
-  std::vector<XYZZ<C>> buckets(shape.buckets()), head(shape.segments()), tail(shape.segments());
-  std::vector<XYZZ<C>> window_sums(shape.windows());
+  std::vector<uint32_t> keys(n), values(n), order(n), sk(n), sv(n);
+  const std::size_t nb = shape.buckets();
+  // Buckets of every window (all zero bytes: infinity, as the device's memset).
+  std::vector<XYZZ<C>> buckets(std::size_t(shape.windows()) * nb), head(shape.segments()), tail(shape.segments());
   const uint32_t null_key = kNullKey(shape.c);
   for (int w = 0; w < shape.windows(); ++w) {
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
@@ -55,25 +61,35 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
     // A stable sort by key, as the device's radix sort.
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
-    std::vector<uint32_t> sk(n), sv(n);
     for (std::size_t i = 0; i < n; ++i) {
       sk[i] = keys[order[i]];
       sv[i] = values[order[i]];
     }
-    std::fill(buckets.begin(), buckets.end(), XYZZ<C>{});  // all zero bytes: infinity, as the device's memset
+    XYZZ<C>* bw = buckets.data() + std::size_t(w) * nb;
     tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
-      segment_sums(s, sk.data(), sv.data(), n, points.data(), null_key, buckets.data(), head.data(), tail.data());
+      segment_sums(s, shape.segment(), sk.data(), sv.data(), n, points.data(), null_key, bw, head.data(), tail.data());
     });
     tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
-      chain_sums(s, sk.data(), n, null_key, buckets.data(), head.data(), tail.data());
+      uint64_t last = 0;
+      if (chain_sums(s, shape.segment(), sk.data(), n, null_key, bw, head.data(), tail.data(), &last) == kChainLong) {
+        // The device sums a long chain with a block-wide tree; any order gives the same point.
+        XYZZ<C> acc = tail[s];
+        for (uint64_t t = s + 1; t <= last; ++t) acc += head[t];
+        bw[sk[(s + 1) * shape.segment() - 1]] = acc;
+      }
     });
-    std::vector<XYZZ<C>> chunks(shape.reduce_chunks());
-    tbb::parallel_for(uint32_t(0), shape.reduce_chunks(), [&](uint32_t t) {
-      chunks[t] = bucket_chunk_sum(buckets.data(), shape.buckets(), t);
-    });
-    window_sums[w] = sum_points(chunks);
   }
-  return combine_windows(window_sums.data(), shape.windows(), shape.c);
+  std::vector<XYZZ<C>> window_sums(shape.windows());
+  const uint32_t chunks = shape.reduce_chunks();
+  std::vector<XYZZ<C>> partial(std::size_t(shape.windows()) * chunks);
+  tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
+    const std::size_t w = i / chunks;
+    partial[i] = bucket_chunk_sum(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
+  });
+  for (int w = 0; w < shape.windows(); ++w)
+    window_sums[w] = sum_points(std::vector<XYZZ<C>>(partial.begin() + std::size_t(w) * chunks,
+                                                     partial.begin() + std::size_t(w + 1) * chunks));
+  return msm_combine(window_sums.data(), shape);
 }
 
 template <class C>
@@ -89,6 +105,8 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
   return sum_points(chunks).to_jacobian();
 }
 
+template Jacobian<G1Curve> msm_combine(const G1XYZZ*, const MsmShape&);
+template Jacobian<G2Curve> msm_combine(const G2XYZZ*, const MsmShape&);
 template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int);
 template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);

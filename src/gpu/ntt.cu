@@ -24,13 +24,14 @@ template <bool kDif>
 __global__ void __launch_bounds__(kBlockElements / 2) pass_kernel(Fr* a, NttPass p, const Fr* __restrict__ small,
                                                                   const Fr* __restrict__ lo, const Fr* __restrict__ hi,
                                                                   int b, int small_lg) {
-  extern __shared__ Fr s[];
+  extern __shared__ uint64_t mem[];
   const uint64_t block = blockIdx.x;
   const uint32_t n = p.elements_per_block();
+  const LimbSlots s{mem, n};
   for (uint32_t e = threadIdx.x; e < n; e += blockDim.x) {
     Fr v = a[p.global_index(block, e)];
     if (!kDif && p.m != 0) v = v * two_level_pow(lo, hi, b, p.twist_exponent(block, e));
-    s[e] = v;
+    s.set(e, v);
   }
   __syncthreads();
   if (kDif) {
@@ -45,7 +46,7 @@ __global__ void __launch_bounds__(kBlockElements / 2) pass_kernel(Fr* a, NttPass
     }
   }
   for (uint32_t e = threadIdx.x; e < n; e += blockDim.x) {
-    Fr v = s[e];
+    Fr v = s.get(e);
     if (kDif && p.m != 0) v = v * two_level_pow(lo, hi, b, p.twist_exponent(block, e));
     a[p.global_index(block, e)] = v;
   }

@@ -37,23 +37,26 @@ void twin_pass(Fr* a, const NttPass& p, const NttTables& t, bool dif, bool inver
   const Fr* lo = inverse ? t.inv_lo : t.fwd_lo;
   const Fr* hi = inverse ? t.inv_hi : t.fwd_hi;
   tbb::parallel_for(uint64_t(0), p.blocks(), [&](uint64_t block) {
-    std::vector<Fr> s(p.elements_per_block());
-    for (uint32_t e = 0; e < p.elements_per_block(); ++e) s[e] = a[p.global_index(block, e)];
-    auto twist = [&] {
-      if (p.m == 0) return;
-      for (uint32_t e = 0; e < p.elements_per_block(); ++e)
-        s[e] = s[e] * two_level_pow(lo, hi, t.b, p.twist_exponent(block, e));
-    };
+    const uint32_t n = p.elements_per_block();
+    std::vector<uint64_t> mem(4 * std::size_t(n));
+    const LimbSlots s{mem.data(), n};
+    for (uint32_t e = 0; e < n; ++e) {
+      Fr v = a[p.global_index(block, e)];
+      if (!dif && p.m != 0) v = v * two_level_pow(lo, hi, t.b, p.twist_exponent(block, e));
+      s.set(e, v);
+    }
     if (dif) {
       for (int j = p.k - 1; j >= 0; --j)
-        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dif_butterfly(s.data(), p.cols, j, q, small, t.small_lg);
-      twist();
+        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dif_butterfly(s, p.cols, j, q, small, t.small_lg);
     } else {
-      twist();
       for (int j = 0; j < p.k; ++j)
-        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dit_butterfly(s.data(), p.cols, j, q, small, t.small_lg);
+        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dit_butterfly(s, p.cols, j, q, small, t.small_lg);
     }
-    for (uint32_t e = 0; e < p.elements_per_block(); ++e) a[p.global_index(block, e)] = s[e];
+    for (uint32_t e = 0; e < n; ++e) {
+      Fr v = s.get(e);
+      if (dif && p.m != 0) v = v * two_level_pow(lo, hi, t.b, p.twist_exponent(block, e));
+      a[p.global_index(block, e)] = v;
+    }
   });
 }
 

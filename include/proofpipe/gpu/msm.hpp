@@ -2,8 +2,10 @@
 // (the same kernel bodies, msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
 //
 // Device entry points never allocate and never synchronise: the caller queries the workspace
-// size, passes device memory of that size and a stream, and reads the result (a Jacobian
-// point in device memory) once the stream has reached it.
+// size, passes device memory of that size and a stream, and reads the results from device
+// memory once the stream has reached them: the MSM leaves one XYZZ sum per window, which the
+// host combines (msm_combine: c doublings per window, microseconds on a CPU), batch addition
+// leaves one XYZZ sum.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +24,14 @@ struct MsmShape {
   int c = 0;
   int windows() const { return msm_digits::num_windows(c); }
   uint32_t buckets() const { return uint32_t(1) << (c - 1); }
-  std::size_t segments() const { return (n + kSegment - 1) / kSegment; }
-  uint32_t reduce_chunks() const { return (buckets() + kReduceChunk - 1) / kReduceChunk; }
+  uint32_t segment() const { return segment_length(n); }
+  std::size_t segments() const { return (n + segment() - 1) / segment(); }
+  // Buckets per reduction thread: about 2^17 threads over all windows, 4..64 buckets each.
+  uint32_t reduce_chunk() const {
+    const uint64_t want = (uint64_t(windows()) * buckets()) >> 17;
+    return uint32_t(want < 4 ? 4 : want > 64 ? 64 : want);
+  }
+  uint32_t reduce_chunks() const { return (buckets() + reduce_chunk() - 1) / reduce_chunk(); }
 };
 // Resolves c (and checks n < 2^31, c in [kMinWindow, kMaxWindow]); invalid_argument otherwise.
 Status make_msm_shape(std::size_t n, int c, MsmShape* out);
@@ -37,16 +45,35 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
 // ---- Device API (library proofpipe_gpu, built with CUDA) ----
 template <class C>
 std::size_t msm_workspace_bytes(const MsmShape& shape);
-// *d_result = sum_i scalars[i]·points[i] (scalars in Montgomery form, points may be infinity).
+// Optional stage timing of one msm() call: when `events` holds at least
+// msm_trace_events(shape) created CUDA events (cudaEvent_t), msm() records events[0] at the
+// start, events[1 + 4w + k] after stage k of window w (k: 0 digits, 1 sort, 2 segment sums,
+// 3 chains) and the last one after the all-window reduction.
+struct MsmTrace {
+  CUevent_st** events = nullptr;
+  std::size_t count = 0;
+};
+inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.windows()); }
+
+// d_window_sums[0 .. shape.windows()) = the window sums of sum_i scalars[i]·points[i]
+// (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the host.
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
-           std::size_t workspace_bytes, Jacobian<C>* d_result, Stream stream);
+           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr);
+template <class C>
+Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape);
+// msm + copy of the window sums + cudaStreamSynchronize(stream) + msm_combine, for callers that
+// want the point now (tests, benchmarks). `host_sums` holds shape.windows() elements.
+template <class C>
+Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
+                std::size_t workspace_bytes, XYZZ<C>* d_window_sums, XYZZ<C>* host_sums, Stream stream,
+                Jacobian<C>* result);
 
 template <class C>
 std::size_t batch_add_workspace_bytes(std::size_t n);
-// *d_result = sum of d_points[i] whose bit is set in d_bitmap (ceil(n/64) words, LSB first).
+// *d_sum = sum of d_points[i] whose bit is set in d_bitmap (ceil(n/64) words, LSB first).
 template <class C>
 Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_t n, void* d_workspace,
-                 std::size_t workspace_bytes, Jacobian<C>* d_result, Stream stream);
+                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream);
 
 }  // namespace pp::gpu

@@ -7,15 +7,17 @@
 //               value = i | sign << 31;
 //   2. sort:    (key, value) pairs by key (CUB radix sort over c bits) — each bucket's points
 //               become one contiguous run;
-//   3. segments: the sorted entries are cut into segments of kSegment; a segment sums each of
+//   3. segments: the sorted entries are cut into segments (segment_length); a segment sums each of
 //               its runs with mixed XYZZ additions. A run inside one segment is a whole bucket
 //               and is stored directly; a run crossing into the next segment leaves its start as
 //               tail[s], a run coming from the previous segment its part as head[s] — so every
 //               thread does the same work whatever the bucket sizes;
-//   4. chains:  each tail walks the heads of the following segments of its bucket;
-//   5. reduce:  sum_j (j+1)·B_j in chunks of buckets (a running sum per chunk, plus l·S for the
-//               chunk offset l), then the chunks are summed by a tree;
-//   6. combine: the window sums are combined by Horner (c doublings per window).
+//   4. chains:  each tail adds the heads of the following segments of its bucket (a block-wide
+//               tree when the chain is long, so one huge bucket costs no serial walk);
+//   5. reduce:  after the last window, all windows at once: sum_j (j+1)·B_j in chunks of
+//               buckets (a running sum per chunk plus l·S for the chunk offset l), the chunks
+//               summed by a tree per window — wide kernels, few serial steps;
+//   6. combine: the window sums are combined by Horner on the host (c doublings per window).
 // Batch addition (the scalar-1 half of the split MSM) sums the points of a bitmap in chunks
 // and then by the same tree.
 #pragma once
@@ -29,8 +31,13 @@
 
 namespace pp::gpu {
 
-inline constexpr uint32_t kSegment = 32;        // sorted entries per accumulation thread
-inline constexpr uint32_t kReduceChunk = 64;    // buckets per reduction thread
+// Sorted entries per accumulation thread: about 2^17 threads (enough to fill an H200 twice),
+// at least kMinSegment. Long segments make chains (buckets crossing a segment end) rare.
+inline constexpr uint32_t kMinSegment = 32, kMaxSegment = 1024;
+PP_HD inline uint32_t segment_length(uint64_t n) {
+  const uint64_t want = n >> 17;
+  return uint32_t(want < kMinSegment ? kMinSegment : want > kMaxSegment ? kMaxSegment : want);
+}
 inline constexpr uint32_t kBatchChunk = 64;     // points per batch-addition thread
 inline constexpr uint32_t kSignBit = 0x80000000u;
 inline constexpr int kMinWindow = 2, kMaxWindow = 24;
@@ -55,16 +62,23 @@ PP_HD PP_INLINE Affine<C> signed_point(const Affine<C>* points, uint32_t value) 
 // Step 3 for segment s of the n sorted entries. buckets[] must start as infinity (all zero
 // bytes decode as infinity: ZZ = 0). head[s] / tail[s] are written only when they exist.
 template <class C>
-PP_HD void segment_sums(uint64_t s, const uint32_t* keys, const uint32_t* values, uint64_t n, const Affine<C>* points,
-                        uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail) {
-  const uint64_t b0 = s * kSegment;
+PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const uint32_t* values, uint64_t n,
+                        const Affine<C>* points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail) {
+  const uint64_t b0 = s * seg;
   if (b0 >= n) return;
-  const uint64_t e0 = b0 + kSegment < n ? b0 + kSegment : n;
+  const uint64_t e0 = b0 + seg < n ? b0 + seg : n;
+  // Software pipelining: the next entry's point is loaded before the current addition, so the
+  // gather's memory latency overlaps the arithmetic (one dependent chain per thread).
+  Affine<C> next = signed_point(points, values[b0]);
   for (uint64_t i = b0; i < e0;) {
     const uint32_t key = keys[i];
     uint64_t j = i;
     XYZZ<C> acc = XYZZ<C>::infinity();
-    for (; j < e0 && keys[j] == key; ++j) acc = acc.add_mixed(signed_point(points, values[j]));
+    for (; j < e0 && keys[j] == key; ++j) {
+      const Affine<C> cur = next;
+      if (j + 1 < e0) next = signed_point(points, values[j + 1]);
+      acc = acc.add_mixed(cur);
+    }
     if (key != null_key) {
       const bool from_previous = i == b0 && b0 > 0 && keys[b0 - 1] == key;
       const bool into_next = j == e0 && e0 < n && keys[e0] == key;
@@ -76,32 +90,47 @@ PP_HD void segment_sums(uint64_t s, const uint32_t* keys, const uint32_t* values
   }
 }
 
-// Step 4 for segment s: when its last run continues into the next segment and started here,
-// add the heads of the following segments up to the run's end and store the bucket.
+// Step 4 for segment s: when its last run continues into the next segment and started here
+// (a "chain" from segment s to the segment s1 holding the run's end), the bucket is
+// tail[s] + head[s+1] + ... + head[s1]. Chains of at most kMaxChain heads are summed here and
+// stored (returns kChainDone); longer ones (a bucket with more than ~kMaxChain segments of points,
+// e.g. every scalar alike) return kChainLong with *last = s1, for a parallel tree.
+inline constexpr uint64_t kMaxChain = 32;
+enum ChainResult : int { kChainNone = 0, kChainDone = 1, kChainLong = 2 };
+
 template <class C>
-PP_HD void chain_sums(uint64_t s, const uint32_t* keys, uint64_t n, uint32_t null_key, XYZZ<C>* buckets,
-                      const XYZZ<C>* head, const XYZZ<C>* tail) {
-  const uint64_t b0 = s * kSegment;
-  if (b0 >= n) return;
-  const uint64_t e0 = b0 + kSegment < n ? b0 + kSegment : n;
+PP_HD int chain_sums(uint64_t s, uint32_t seg, const uint32_t* keys, uint64_t n, uint32_t null_key, XYZZ<C>* buckets,
+                     const XYZZ<C>* head, const XYZZ<C>* tail, uint64_t* last) {
+  const uint64_t b0 = s * seg;
+  if (b0 >= n) return kChainNone;
+  const uint64_t e0 = b0 + seg < n ? b0 + seg : n;
   const uint32_t key = keys[e0 - 1];
-  if (key == null_key || e0 >= n || keys[e0] != key) return;
-  if (keys[b0] == key && b0 > 0 && keys[b0 - 1] == key) return;  // the run started earlier: a head
-  XYZZ<C> acc = tail[s];
-  for (uint64_t t = s + 1;; ++t) {
-    acc += head[t];
-    const uint64_t bt = t * kSegment;
-    const uint64_t et = bt + kSegment < n ? bt + kSegment : n;
-    if (!(et < n && keys[et - 1] == key && keys[et] == key)) break;
+  if (key == null_key || e0 >= n || keys[e0] != key) return kChainNone;
+  if (keys[b0] == key && b0 > 0 && keys[b0 - 1] == key) return kChainNone;  // the run started earlier: a head
+  // The run's end: the first index in [e0, n) with a larger key (binary search).
+  uint64_t lo = e0, hi = n;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] == key) lo = mid + 1;
+    else hi = mid;
   }
+  const uint64_t s1 = (lo - 1) / seg;
+  if (s1 - s > kMaxChain) {
+    *last = s1;
+    return kChainLong;
+  }
+  XYZZ<C> acc = tail[s];
+  for (uint64_t t = s + 1; t <= s1; ++t) acc += head[t];
   buckets[key] = acc;
+  return kChainDone;
 }
 
-// Step 5a: chunk t of the 2^(c-1) buckets: sum_{j in chunk} (j+1)·B_j.
+// Step 5a: chunk t (of `chunk` buckets) of one window's 2^(c-1) buckets: sum_j (j+1)·B_j over
+// the chunk, by a running sum plus l·(sum of the chunk) for its offset l.
 template <class C>
-PP_HD XYZZ<C> bucket_chunk_sum(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t t) {
-  const uint32_t l = t * kReduceChunk;
-  const uint32_t h = l + kReduceChunk < num_buckets ? l + kReduceChunk : num_buckets;
+PP_HD XYZZ<C> bucket_chunk_sum(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
+  const uint32_t l = t * chunk;
+  const uint32_t h = l + chunk < num_buckets ? l + chunk : num_buckets;
   XYZZ<C> running = XYZZ<C>::infinity(), acc = XYZZ<C>::infinity();
   for (uint32_t j = h; j-- > l;) {
     running += buckets[j];
@@ -122,7 +151,8 @@ PP_HD XYZZ<C> batch_chunk_sum(const Affine<C>* points, const uint64_t* bitmap, u
   return acc;
 }
 
-// Step 6: sum_w 2^(c·w)·W_w, most significant window first.
+// Step 6: sum_w 2^(c·w)·W_w, most significant window first. A chain of c·windows doublings:
+// microseconds on the host, milliseconds in one GPU thread, so the caller runs it on the host.
 template <class C>
 PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int c) {
   XYZZ<C> acc = XYZZ<C>::infinity();

@@ -161,31 +161,43 @@ PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) 
   return lo[e & ((uint64_t(1) << b) - 1)] * hi[e >> b];
 }
 
+// A block's elements in shared memory, limb-major: limb l of element e at s[l·stride + e]. A warp
+// touching consecutive elements then reads consecutive 64-bit words (no bank conflicts), where
+// whole 32-byte elements side by side would collide 4 ways.
+struct LimbSlots {
+  uint64_t* s;
+  uint32_t stride;
+  PP_HD PP_INLINE Fr get(uint32_t e) const {
+    Fr r;
+    PP_UNROLL for (int l = 0; l < 4; ++l) r.l[l] = s[l * stride + e];
+    return r;
+  }
+  PP_HD PP_INLINE void set(uint32_t e, const Fr& v) const {
+    PP_UNROLL for (int l = 0; l < 4; ++l) s[l * stride + e] = v.l[l];
+  }
+};
+
 // One butterfly of local level j (half-size 2^j) of a K-point column transform held in `s`
-// (element (t, col) at s[t·cols + col]); q in [0, cols·K/2) picks the butterfly. `small` holds
+// (element (t, col) at slot t·cols + col); q in [0, cols·K/2) picks the butterfly. `small` holds
 // w_Kmax^v, so the level's root w_(2^(j+1))^u is small[u << (small_lg - 1 - j)].
-PP_HD PP_INLINE void dif_butterfly(Fr* s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
+PP_HD PP_INLINE void dif_butterfly(const LimbSlots& s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
   const uint32_t col = q % uint32_t(cols), r = q / uint32_t(cols);
   const uint32_t h = 1u << j, u = r & (h - 1);
   const uint32_t i0 = ((r >> j) << (j + 1)) + u, i1 = i0 + h;
-  Fr& x = s[i0 * cols + col];
-  Fr& y = s[i1 * cols + col];
-  const Fr sum = x + y;
+  const Fr x = s.get(i0 * cols + col), y = s.get(i1 * cols + col);
+  s.set(i0 * cols + col, x + y);
   const Fr diff = x - y;
-  x = sum;
-  y = u == 0 ? diff : diff * small[u << (small_lg - 1 - j)];
+  s.set(i1 * cols + col, u == 0 ? diff : diff * small[u << (small_lg - 1 - j)]);
 }
 
-PP_HD PP_INLINE void dit_butterfly(Fr* s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
+PP_HD PP_INLINE void dit_butterfly(const LimbSlots& s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
   const uint32_t col = q % uint32_t(cols), r = q / uint32_t(cols);
   const uint32_t h = 1u << j, u = r & (h - 1);
   const uint32_t i0 = ((r >> j) << (j + 1)) + u, i1 = i0 + h;
-  Fr& x = s[i0 * cols + col];
-  Fr& y = s[i1 * cols + col];
+  const Fr x = s.get(i0 * cols + col), y = s.get(i1 * cols + col);
   const Fr t = u == 0 ? y : y * small[u << (small_lg - 1 - j)];
-  const Fr x0 = x;
-  x = x0 + t;
-  y = x0 - t;
+  s.set(i0 * cols + col, x + t);
+  s.set(i1 * cols + col, x - t);
 }
 
 // ---------------------------------------------------------------------------------------------

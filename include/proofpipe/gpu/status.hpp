@@ -5,6 +5,7 @@
 #include <string>
 
 struct CUstream_st;
+struct CUevent_st;
 
 namespace pp::gpu {
 

@@ -1,0 +1,38 @@
+// GPU kernel benchmarks (NTT, MSM, batch addition) on data already in device memory, and the
+// GPU == CPU harness; shared by `proofpipe bench` and proofpipe_gpu_kernels_test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pp::gpu {
+
+struct BenchOptions {
+  std::string op = "msm";    // msm | ntt | batch-add
+  std::string curve = "g1";  // g1 | g2 (msm, batch-add)
+  int lg = 20;
+  int window = 0;            // msm window c (0 = default)
+  int warmup = 1;
+  int runs = 5;
+  int device = 0;
+  uint64_t seed = 0x70726f6f66706970ULL;
+  double imad_peak = 16.7e12;  // measured H200 32-bit IMAD/s (docs/PERF.md)
+};
+
+struct BenchResult {
+  std::string op, curve;
+  int lg = 0, window = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int runs = 0;
+  double imad_fraction = 0;  // MSM: modelled multiply work / time / peak (0 when not modelled)
+  std::string note;
+};
+
+// Runs one benchmark (throws std::runtime_error with the CUDA text on failure).
+BenchResult run_bench(const BenchOptions& options);
+// One-line table header and row.
+std::string bench_header();
+std::string bench_row(const BenchResult& r);
+
+}  // namespace pp::gpu

@@ -1,0 +1,289 @@
+// proofpipe_gpu_kernels_test: the GPU NTT, MSM and batch addition against the CPU library, with
+// fresh seeded data, printing a pass/fail table. One run on the H200 covers the acceptance
+// matrix: NTT at every log size 1..24 (all orders, coset, round trip, snarkjs odd points), MSM
+// and batch addition for G1 and G2 at sizes 1..2^20 plus the edge cases.
+//
+// Usage: proofpipe_gpu_kernels_test [--seed S] [--max-ntt-lg N (24)] [--max-msm-lg N (20)]
+//                                  [--max-g2-lg N (18)] [--device D]
+// Exit status: 0 every row passed, 1 a mismatch, 2 usage or CUDA error.
+
+#include <cuda_runtime.h>
+#include <tbb/parallel_for.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "proofpipe/cuda/check.hpp"
+#include "proofpipe/gpu/msm.hpp"
+#include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/msm/msm.hpp"
+#include "random_data.hpp"
+
+namespace {
+
+using namespace pp;
+using gpu::Direction;
+
+int g_failures = 0, g_rows = 0;
+
+void row(const std::string& what, const std::string& size, bool ok, double ms) {
+  ++g_rows;
+  if (!ok) ++g_failures;
+  std::printf("%-58s %-12s %-4s %9.1f ms\n", what.c_str(), size.c_str(), ok ? "PASS" : "FAIL", ms);
+  std::fflush(stdout);
+}
+
+template <class T>
+struct Dev {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit Dev(std::size_t count) : n(count) { PP_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T))); }
+  explicit Dev(const std::vector<T>& v) : Dev(v.size()) { up(v); }
+  ~Dev() { PP_CUDA_WARN(cudaFree(p)); }
+  void up(const std::vector<T>& v) { PP_CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice)); }
+  std::vector<T> down() const {
+    std::vector<T> v(n);
+    PP_CUDA_CHECK(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return v;
+  }
+};
+
+void ok_or_throw(const gpu::Status& s) {
+  if (!s) throw std::runtime_error(s.message);
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Random scalars in parallel chunks (each chunk its own seeded generator).
+std::vector<Fr> scalars(std::size_t n, uint64_t seed) {
+  std::vector<Fr> v(n);
+  const std::size_t chunk = 1 << 14;
+  tbb::parallel_for(std::size_t(0), (n + chunk - 1) / chunk, [&](std::size_t c) {
+    std::mt19937_64 rng(seed + 977 * c);
+    for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) v[i] = testdata::random_fr(rng);
+  });
+  return v;
+}
+
+template <class C>
+std::vector<Affine<C>> points(std::size_t n, uint64_t seed) {
+  std::vector<Affine<C>> v(n);
+  const std::size_t chunk = 1 << 12;
+  tbb::parallel_for(std::size_t(0), (n + chunk - 1) / chunk, [&](std::size_t c) {
+    const std::size_t b = c * chunk, e = std::min(n, b + chunk);
+    const auto part = testdata::random_points<C>(e - b, seed + 131 * c);
+    std::copy(part.begin(), part.end(), v.begin() + b);
+  });
+  return v;
+}
+
+const char* order_name(Order o) { return o == Order::natural ? "N" : "R"; }
+
+void ntt_rows(int max_lg, uint64_t seed) {
+  cudaStream_t stream = nullptr;
+  for (int lg = 1; lg <= max_lg; ++lg) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Domain d(lg);
+    const auto x = scalars(d.size(), seed + lg);
+    Dev<Fr> a(x);
+    Dev<char> tb(gpu::ntt_tables_bytes(lg));
+    gpu::NttTables t;
+    ok_or_throw(gpu::ntt_tables_init(tb.p, tb.n, lg, gpu::roots_of(d), stream, &t));
+    bool all = true;
+    int ops = 0;
+    for (Direction dir : {Direction::forward, Direction::inverse})
+      for (Order in : {Order::natural, Order::bit_reversed})
+        for (Order out : {Order::natural, Order::bit_reversed})
+          for (bool coset : {false, true}) {
+            a.up(x);
+            const gpu::NttOp op{dir, in, out, coset};
+            ok_or_throw(gpu::ntt(a.p, t, op, stream));
+            auto want = x;
+            if (dir == Direction::forward) coset ? coset_ntt(want, d, in, out) : ntt(want, d, in, out);
+            else coset ? coset_intt(want, d, in, out) : intt(want, d, in, out);
+            const bool ok = a.down() == want;
+            if (!ok)
+              std::printf("  mismatch: lg %d %s %s->%s%s\n", lg, dir == Direction::forward ? "fwd" : "inv",
+                          order_name(in), order_name(out), coset ? " coset" : "");
+            all = all && ok;
+            ++ops;
+          }
+    // Round trips on the device: forward N->R then inverse R->N, plain and coset.
+    for (bool coset : {false, true}) {
+      a.up(x);
+      ok_or_throw(gpu::ntt(a.p, t, {Direction::forward, Order::natural, Order::bit_reversed, coset}, stream));
+      ok_or_throw(gpu::ntt(a.p, t, {Direction::inverse, Order::bit_reversed, Order::natural, coset}, stream));
+      all = all && a.down() == x;
+      ops += 2;
+    }
+    row("ntt: 16 order/coset/direction combos + 2 round trips", "2^" + std::to_string(lg), all, ms_since(t0));
+  }
+  // snarkjs's odd points (shift omega_2n over the generator-5 domain) and the H step.
+  for (int lg : {4, 13, 20}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Domain d(lg, Domain::kSnarkjsGenerator), d2(lg + 1, Domain::kSnarkjsGenerator);
+    const auto roots = gpu::roots_of(d, d2.omega());
+    const auto x = scalars(d.size(), seed + 1000 + lg);
+    Dev<Fr> a(x);
+    Dev<char> tb(gpu::ntt_tables_bytes(lg));
+    gpu::NttTables t;
+    ok_or_throw(gpu::ntt_tables_init(tb.p, tb.n, lg, roots, stream, &t));
+    const gpu::NttOp op{Direction::forward, Order::natural, Order::natural, true};
+    ok_or_throw(gpu::ntt(a.p, t, op, stream));
+    auto want = x;
+    gpu::ntt_twin(want, d, roots, op);
+    row("ntt: snarkjs odd points (shift omega_2n, generator 5)", "2^" + std::to_string(lg), a.down() == want,
+        ms_since(t0));
+  }
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = std::size_t(1) << 20;
+    const auto x = scalars(n, seed + 7), y = scalars(n, seed + 8), z = scalars(n, seed + 9);
+    const Fr f = scalars(1, seed + 10)[0];
+    Dev<Fr> a(x), b(y), c(z);
+    ok_or_throw(gpu::h_step(a.p, b.p, c.p, n, f, stream));
+    auto got = a.down();
+    bool ok = true;
+    for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == (x[i] * y[i] - z[i]) * f;
+    row("h step: (a*b - c) * factor", "2^20", ok, ms_since(t0));
+  }
+}
+
+template <class C>
+bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c) {
+  gpu::MsmShape shape;
+  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape));
+  Dev<Affine<C>> dp(pts);
+  Dev<Fr> dk(ks);
+  Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
+  Dev<XYZZ<C>> sums(std::size_t(shape.windows()));
+  std::vector<XYZZ<C>> host(std::size_t(shape.windows()));
+  Jacobian<C> got;
+  ok_or_throw(gpu::msm_wait<C>(dp.p, dk.p, shape, ws.p, ws.n, sums.p, host.data(), nullptr, &got));
+  const Jacobian<C> want = msm<C>(pts, ks);
+  return got.is_on_curve() && got == want;
+}
+
+template <class C>
+bool gpu_batch_equals(const std::vector<Affine<C>>& pts, const std::vector<uint64_t>& bits) {
+  Dev<Affine<C>> dp(pts);
+  Dev<uint64_t> db(bits);
+  Dev<char> ws(gpu::batch_add_workspace_bytes<C>(pts.size()));
+  Dev<XYZZ<C>> res(1);
+  ok_or_throw(gpu::batch_add<C>(dp.p, db.p, pts.size(), ws.p, ws.n, res.p, nullptr));
+  return res.down()[0].to_jacobian() == batch_add<C>(pts, bits);
+}
+
+template <class C>
+void msm_rows(const char* name, int max_lg, uint64_t seed) {
+  const std::string g = name;
+  std::vector<std::size_t> sizes = {1, 2, 3, 7, 31, 32, 33, 100, 1000};
+  for (int lg = 10; lg <= max_lg; lg += 2) sizes.push_back(std::size_t(1) << lg);
+  if (max_lg >= 10) sizes.push_back((std::size_t(1) << max_lg) - 1);
+  const auto all_pts = points<C>(sizes.back() > sizes[sizes.size() - 2] ? sizes.back() : sizes[sizes.size() - 2], seed);
+  const auto all_ks = scalars(all_pts.size(), seed + 1);
+  for (std::size_t n : sizes) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<Affine<C>> p(all_pts.begin(), all_pts.begin() + n);
+    std::vector<Fr> k(all_ks.begin(), all_ks.begin() + n);
+    row(g + " msm: random scalars, default window", std::to_string(n), gpu_msm_equals<C>(p, k, 0), ms_since(t0));
+    std::mt19937_64 rng(seed + n);
+    std::vector<uint64_t> bits((n + 63) / 64);
+    for (auto& w : bits) w = rng() & rng();
+    const auto t1 = std::chrono::steady_clock::now();
+    row(g + " batch add: ~25% of bits set", std::to_string(n), gpu_batch_equals<C>(p, bits), ms_since(t1));
+  }
+  // Long segments (more than kMinSegment entries per thread) start at 2^23 points.
+  if (g == "G1" && max_lg >= 20) {
+    const std::size_t big = (std::size_t(1) << 23) + 5;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto bp = points<C>(big, seed + 7);
+    const auto bk = scalars(big, seed + 8);
+    row(g + " msm: random, " + std::to_string(gpu::segment_length(big)) + "-entry segments", std::to_string(big),
+        gpu_msm_equals<C>(bp, bk, 0), ms_since(t0));
+    const auto t1 = std::chrono::steady_clock::now();
+    row(g + " msm: one repeated scalar, long segments", std::to_string(big),
+        gpu_msm_equals<C>(bp, std::vector<Fr>(big, bk[1]), 0), ms_since(t1));
+  }
+  // Edge cases at 4096 points.
+  const std::size_t n = 4096;
+  std::vector<Affine<C>> p(all_pts.begin(), all_pts.begin() + n);
+  std::vector<Fr> k(all_ks.begin(), all_ks.begin() + n);
+  auto run = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c) {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " msm: " + what + " (c=" + std::to_string(c) + ")", std::to_string(pp_.size()),
+        gpu_msm_equals<C>(pp_, kk, c), ms_since(t0));
+  };
+  for (int c : {2, 3, 7, 13, 16, 21, 24}) run("random, explicit window", p, k, c);
+  run("all scalars zero", p, std::vector<Fr>(n, Fr::zero()), 0);
+  run("all scalars one", p, std::vector<Fr>(n, Fr::one()), 0);
+  run("all scalars r-1", p, std::vector<Fr>(n, -Fr::one()), 0);
+  run("one repeated scalar (a single bucket)", p, std::vector<Fr>(n, k[0]), 0);
+  run("one repeated point", std::vector<Affine<C>>(n, p[0]), k, 0);
+  auto inf = p;
+  for (std::size_t i = 0; i < n; i += 3) inf[i] = Affine<C>::infinity();
+  run("every third point at infinity", inf, k, 0);
+  run("all points at infinity", std::vector<Affine<C>>(n, Affine<C>::infinity()), k, 0);
+  auto opp = p;
+  auto same = k;
+  for (std::size_t i = 1; i < n; i += 2) {
+    opp[i] = -opp[i - 1];
+    same[i] = same[i - 1];
+  }
+  run("cancelling pairs P, -P with equal scalars", opp, same, 0);
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " batch add: no bits / all bits", "4096",
+        gpu_batch_equals<C>(p, std::vector<uint64_t>(64, 0)) && gpu_batch_equals<C>(p, std::vector<uint64_t>(64, ~0ULL)) &&
+            gpu_batch_equals<C>(inf, std::vector<uint64_t>(64, ~0ULL)),
+        ms_since(t0));
+  }
+}
+
+int run(int argc, char** argv) {
+  uint64_t seed = 0x6b65726e656c7321ULL;  // "kernels!"
+  int max_ntt = 24, max_msm = 20, max_g2 = 18, device = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--seed") seed = std::strtoull(next(), nullptr, 0);
+    else if (a == "--max-ntt-lg") max_ntt = std::atoi(next());
+    else if (a == "--max-msm-lg") max_msm = std::atoi(next());
+    else if (a == "--max-g2-lg") max_g2 = std::atoi(next());
+    else if (a == "--device") device = std::atoi(next());
+    else throw std::invalid_argument("unknown argument " + a);
+  }
+  PP_CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  PP_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::printf("proofpipe_gpu_kernels_test: %s, seed 0x%016" PRIx64 "\n", prop.name, seed);
+  std::printf("%-58s %-12s %-4s %12s\n", "check (GPU == CPU library)", "size", "", "time");
+  ntt_rows(max_ntt, seed);
+  msm_rows<G1Curve>("G1", max_msm, seed + 100);
+  msm_rows<G2Curve>("G2", max_g2, seed + 200);
+  std::printf("%d of %d rows passed\n", g_rows - g_failures, g_rows);
+  return g_failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "proofpipe_gpu_kernels_test: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,263 @@
+// GPU kernel benchmarks: device-generated inputs, cudaEvent timing of each run, medians.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "proofpipe/cuda/check.hpp"
+#include "proofpipe/gpu/bench.hpp"
+#include "proofpipe/gpu/msm.hpp"
+#include "proofpipe/gpu/ntt.hpp"
+
+namespace pp::gpu {
+
+namespace {
+
+PP_HD inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Uniform-ish scalars below 2^254 (< r), used as Montgomery representations.
+__global__ void random_scalars_kernel(Fr* out, std::size_t n, uint64_t seed) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  Fr f;
+  for (int j = 0; j < 4; ++j) f.l[j] = mix64(seed ^ (uint64_t(i) * 4 + j) * 0x2545f4914f6cdd1dULL);
+  f.l[3] &= (uint64_t(1) << 62) - 1;
+  out[i] = f;
+}
+
+// Distinct points without a scalar multiplication each: A[i mod 2^12] + B[i >> 12] for two
+// sets of random multiples of the generator, normalised by one inversion each.
+template <class C>
+__global__ void points_kernel(Affine<C>* out, std::size_t n, const Affine<C>* a, const Affine<C>* b) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = XYZZ<C>::from_affine(a[i & 4095]).add_mixed(b[i >> 12]).to_affine();
+}
+
+__global__ void bitmap_kernel(uint64_t* out, std::size_t words, uint64_t seed) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < words) out[i] = mix64(seed + i) & mix64(seed ^ (i << 1));  // ~25 % of bits set
+}
+
+template <class C>
+Affine<C> gen();
+template <>
+G1Affine gen<G1Curve>() { return g1_generator(); }
+template <>
+G2Affine gen<G2Curve>() { return g2_generator(); }
+
+template <class C>
+std::vector<Affine<C>> host_multiples(std::size_t m, uint64_t seed) {
+  std::vector<Jacobian<C>> j(m);
+  Jacobian<C> step = scalar_mul(gen<C>(), Fr::from_u64(seed | 1));
+  Jacobian<C> acc = step;
+  for (std::size_t i = 0; i < m; ++i) {
+    acc = acc + step;
+    if (i % 7 == 3) acc = acc.dbl();
+    j[i] = acc;
+  }
+  std::vector<Affine<C>> out(m);
+  std::vector<typename C::Field> scratch(m);
+  batch_to_affine(j.data(), out.data(), m, scratch.data());
+  return out;
+}
+
+template <class T>
+struct DeviceBuffer {
+  T* p = nullptr;
+  explicit DeviceBuffer(std::size_t count) { PP_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(1, count) * sizeof(T))); }
+  ~DeviceBuffer() { PP_CUDA_WARN(cudaFree(p)); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+unsigned grid(std::size_t n, unsigned t = 256) { return unsigned((n + t - 1) / t); }
+
+template <class C>
+void fill_points(Affine<C>* d, std::size_t n, uint64_t seed) {
+  const std::size_t nb = (n + 4095) / 4096;
+  const auto a = host_multiples<C>(4096, seed), b = host_multiples<C>(std::max<std::size_t>(nb, 1), seed * 31 + 7);
+  DeviceBuffer<Affine<C>> da(a.size()), db(b.size());
+  PP_CUDA_CHECK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice));
+  PP_CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice));
+  points_kernel<C><<<grid(n), 256>>>(d, n, da.p, db.p);
+  PP_CUDA_CHECK(cudaGetLastError());
+  PP_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// Times fn() (queued on `stream`) warmup + runs times; one event pair per run.
+template <class Fn>
+std::vector<double> time_runs(const BenchOptions& o, cudaStream_t stream, Fn&& fn) {
+  cudaEvent_t start, stop;
+  PP_CUDA_CHECK(cudaEventCreate(&start));
+  PP_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> ms;
+  for (int r = 0; r < o.warmup + o.runs; ++r) {
+    PP_CUDA_CHECK(cudaEventRecord(start, stream));
+    fn();
+    PP_CUDA_CHECK(cudaEventRecord(stop, stream));
+    PP_CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    PP_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    if (r >= o.warmup) ms.push_back(t);
+  }
+  PP_CUDA_WARN(cudaEventDestroy(start));
+  PP_CUDA_WARN(cudaEventDestroy(stop));
+  return ms;
+}
+
+void throw_if(const Status& s) {
+  if (!s) throw std::runtime_error(s.message);
+}
+
+void summarise(BenchResult& r, std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  r.runs = int(ms.size());
+  r.median_ms = ms[ms.size() / 2];
+  r.min_ms = ms.front();
+  r.max_ms = ms.back();
+}
+
+// Modelled 32-bit IMAD count of one Fp multiplication (docs/PERF.md): 4W^2 + W, W = 12.
+constexpr double kFpMulImad = 588;
+
+template <class C>
+BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
+  const std::size_t n = std::size_t(1) << o.lg;
+  MsmShape shape;
+  throw_if(make_msm_shape(n, o.window, &shape));
+  DeviceBuffer<Affine<C>> pts(n);
+  DeviceBuffer<Fr> ks(n);
+  fill_points<C>(pts.p, n, o.seed);
+  random_scalars_kernel<<<grid(n), 256>>>(ks.p, n, o.seed);
+  const std::size_t ws_bytes = msm_workspace_bytes<C>(shape);
+  DeviceBuffer<char> ws(ws_bytes);
+  DeviceBuffer<XYZZ<C>> res(std::size_t(shape.windows()));
+  std::vector<XYZZ<C>> host_sums(std::size_t(shape.windows()));
+  PP_CUDA_CHECK(cudaDeviceSynchronize());
+  BenchResult r;
+  r.op = "msm";
+  r.curve = o.curve;
+  r.lg = o.lg;
+  r.window = shape.c;
+  // Timed: the kernels and the copy of the window sums (the host's Horner step takes microseconds).
+  summarise(r, time_runs(o, stream, [&] {
+    throw_if(msm<C>(pts.p, ks.p, shape, ws.p, ws_bytes, res.p, stream));
+    PP_CUDA_CHECK(cudaMemcpyAsync(host_sums.data(), res.p, sizeof(XYZZ<C>) * host_sums.size(), cudaMemcpyDeviceToHost,
+                                  stream));
+  }));
+  // Additions: n mixed per window, two full per bucket per window in the reduction.
+  const double fp_muls_per_madd = std::is_same_v<C, G1Curve> ? 10 : 30, fp_muls_per_add = fp_muls_per_madd * 1.4;
+  const double imad = double(shape.windows()) * (double(n) * fp_muls_per_madd +
+                                                 2.0 * shape.buckets() * fp_muls_per_add) * kFpMulImad;
+  r.imad_fraction = imad / (r.median_ms * 1e-3) / o.imad_peak;
+  // One more run with stage events: where the time goes (summed over windows).
+  std::vector<cudaEvent_t> ev(msm_trace_events(shape));
+  for (auto& e : ev) PP_CUDA_CHECK(cudaEventCreate(&e));
+  const MsmTrace trace{ev.data(), ev.size()};
+  throw_if(msm<C>(pts.p, ks.p, shape, ws.p, ws_bytes, res.p, stream, &trace));
+  PP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double stage[4] = {0, 0, 0, 0};
+  auto between = [&](std::size_t a, std::size_t b) {
+    float t = 0;
+    PP_CUDA_CHECK(cudaEventElapsedTime(&t, ev[a], ev[b]));
+    return double(t);
+  };
+  for (int w = 0; w < shape.windows(); ++w)
+    for (int k = 0; k < 4; ++k) stage[k] += between(std::size_t(4 * w + k), std::size_t(4 * w + k + 1));
+  const double reduce = between(ev.size() - 2, ev.size() - 1);
+  for (auto& e : ev) PP_CUDA_WARN(cudaEventDestroy(e));
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; workspace %zu MiB",
+                stage[0], stage[1], stage[2], stage[3], reduce, ws_bytes >> 20);
+  r.note = buf;
+  return r;
+}
+
+template <class C>
+BenchResult bench_batch_add(const BenchOptions& o, cudaStream_t stream) {
+  const std::size_t n = std::size_t(1) << o.lg;
+  DeviceBuffer<Affine<C>> pts(n);
+  fill_points<C>(pts.p, n, o.seed);
+  const std::size_t words = (n + 63) / 64;
+  DeviceBuffer<uint64_t> bits(words);
+  bitmap_kernel<<<grid(words), 256>>>(bits.p, words, o.seed);
+  const std::size_t ws_bytes = batch_add_workspace_bytes<C>(n);
+  DeviceBuffer<char> ws(ws_bytes);
+  DeviceBuffer<XYZZ<C>> res(1);
+  PP_CUDA_CHECK(cudaDeviceSynchronize());
+  BenchResult r;
+  r.op = "batch-add";
+  r.curve = o.curve;
+  r.lg = o.lg;
+  summarise(r, time_runs(o, stream, [&] { throw_if(batch_add<C>(pts.p, bits.p, n, ws.p, ws_bytes, res.p, stream)); }));
+  const double gbs = double(n) * sizeof(Affine<C>) / (r.median_ms * 1e-3) / 1e9;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f GB/s of points read, 25%% bits set", gbs);
+  r.note = buf;
+  return r;
+}
+
+BenchResult bench_ntt(const BenchOptions& o, cudaStream_t stream) {
+  const Domain d(o.lg);
+  DeviceBuffer<Fr> a(d.size());
+  DeviceBuffer<char> tb(ntt_tables_bytes(o.lg));
+  NttTables t;
+  throw_if(ntt_tables_init(tb.p, ntt_tables_bytes(o.lg), o.lg, roots_of(d), stream, &t));
+  random_scalars_kernel<<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
+  PP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  BenchResult r;
+  r.op = "ntt";
+  r.curve = "fr";
+  r.lg = o.lg;
+  const NttOp op{Direction::forward, Order::natural, Order::bit_reversed, false};
+  summarise(r, time_runs(o, stream, [&] { throw_if(ntt(a.p, t, op, stream)); }));
+  r.note = "forward, natural in, bit-reversed out";
+  return r;
+}
+
+}  // namespace
+
+BenchResult run_bench(const BenchOptions& o) {
+  PP_CUDA_CHECK(cudaSetDevice(o.device));
+  cudaStream_t stream;
+  PP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { PP_CUDA_WARN(cudaStreamDestroy(s)); }
+  } guard{stream};
+  if (o.runs < 1 || o.warmup < 0) throw std::invalid_argument("bench: runs must be >= 1 and warmup >= 0");
+  if (o.op == "ntt") {
+    if (o.lg < 1 || o.lg > kMaxNttLg) throw std::invalid_argument("bench ntt: --lg must be in [1, 28]");
+    return bench_ntt(o, stream);
+  }
+  if (o.lg < 0 || o.lg > 30) throw std::invalid_argument("bench: --lg must be in [0, 30]");
+  if (o.curve != "g1" && o.curve != "g2") throw std::invalid_argument("bench: --curve must be g1 or g2");
+  const bool g1 = o.curve == "g1";
+  if (o.op == "msm") return g1 ? bench_msm<G1Curve>(o, stream) : bench_msm<G2Curve>(o, stream);
+  if (o.op == "batch-add") return g1 ? bench_batch_add<G1Curve>(o, stream) : bench_batch_add<G2Curve>(o, stream);
+  throw std::invalid_argument("bench: unknown op '" + o.op + "' (msm, ntt or batch-add)");
+}
+
+std::string bench_header() {
+  return "op         curve  lg  c   median_ms     min_ms     max_ms  runs  IMAD%  note";
+}
+
+std::string bench_row(const BenchResult& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-10s %-5s %3d %2d %11.3f %10.3f %10.3f %5d %6.1f  %s", r.op.c_str(), r.curve.c_str(),
+                r.lg, r.window, r.median_ms, r.min_ms, r.max_ms, r.runs, 100 * r.imad_fraction, r.note.c_str());
+  return buf;
+}
+
+}  // namespace pp::gpu
