@@ -17,8 +17,10 @@ namespace pp {
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 
 // Fresh random toxic waste from `seed` — for tests and benchmarks, NOT a ceremony.
-// `progress` counts points of the key.
-ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {});
+// `progress` counts points of the key. `convention` picks the domain generator the rows are
+// placed on and the H basis (see KeyConvention); the other points are the same for both bases.
+ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {},
+                 const KeyConvention& convention = kBellmanConvention);
 
 // Per-stage wall times of one prove() call, in milliseconds.
 struct ProveTimings {
