@@ -23,6 +23,12 @@ expect_invalid() {  # a verifier must reject; a crash or a usage error is not a 
   if [[ $rc -eq 0 ]]; then cat "$work/last.log"; fail "accepted: $*"; fi
   grep -qiE "invalid" "$work/last.log" || { cat "$work/last.log"; fail "no clean rejection: $*"; }
 }
+expect_error() {  # expect_error PATTERN CMD...: fails with exit code 1 and a message matching PATTERN
+  local pattern=$1 rc=0
+  shift
+  "$@" > "$work/last.log" 2>&1 || rc=$?
+  [[ $rc -eq 1 ]] && grep -qE "$pattern" "$work/last.log" || { cat "$work/last.log"; fail "expected /$pattern/ from: $*"; }
+}
 # The public signals with the first one incremented (still below r).
 tamper() { node -e 'const p = require(process.argv[1]); p[0] = (BigInt(p[0]) + 1n).toString();
   require("fs").writeFileSync(process.argv[2], JSON.stringify(p, null, 1));' "$(realpath "$1")" "$2"; }
@@ -81,6 +87,22 @@ for circuit in "$@"; do
 
   key=${keys[-1]}
   z="$dir/$key.zkey"
+  step "$circuit: malformed inputs give located errors"
+  head -c 1000 "$z" > "$dir/truncated.zkey"
+  expect_error "truncated.zkey: .*truncated.*byte offset" "$proofpipe" prove "$dir/truncated.zkey" "$dir/witness.wtns" \
+    "$dir/x.json" "$dir/y.json"
+  expect_error "not a .zkey file" "$proofpipe" prove "$dir/witness.wtns" "$dir/witness.wtns" "$dir/x.json" "$dir/y.json"
+  expect_error "not a .wtns file" "$proofpipe" prove "$z" "$dir/$circuit.r1cs" "$dir/x.json" "$dir/y.json"
+  if [[ $circuit == multiplier ]]; then  # the same circuit over bn128: a wrong-curve .r1cs and .wtns
+    mkdir -p "$dir/bn128"
+    expect_ok npx --no-install circom2 "tests/circom/$circuit.circom" --r1cs --wasm --O2 -o "$dir/bn128"
+    expect_ok snarkjs wtns calculate "$dir/bn128/${circuit}_js/$circuit.wasm" "tests/circom/$circuit.input.json" \
+      "$dir/bn128/witness.wtns"
+    expect_error "section 1 \(header\): wrong prime" "$proofpipe" info "$dir/bn128/$circuit.r1cs"
+    expect_error "wrong prime" "$proofpipe" prove "$z" "$dir/bn128/witness.wtns" "$dir/x.json" "$dir/y.json"
+  else
+    expect_error "nVars" "$proofpipe" prove "$z" tests/data/snarkjs/multiplier.wtns "$dir/x.json" "$dir/y.json"
+  fi
   if [[ $circuit != sha256_short ]]; then  # the conversions run n log n scalar multiplications: small circuits
     step "$circuit: .zkey -> .params (H to bellman's basis), proved with --params, verified by snarkjs"
     expect_ok "$proofpipe" zkey export-params "$z" "$dir/$key.params"
