@@ -124,16 +124,16 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
     c.matrix = coeffs.u32("matrix");
     c.constraint = coeffs.u32("constraint");
     c.signal = coeffs.u32("signal");
-    const std::string which = "coefficient " + std::to_string(k);
-    if (c.matrix > 1) coeffs.fail_at(at, which + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
+    auto which = [k] { return "coefficient " + std::to_string(k); };  // built only for an error
+    if (c.matrix > 1) coeffs.fail_at(at, which() + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
     if (c.constraint >= z.domain_size)
-      coeffs.fail_at(at, which + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
+      coeffs.fail_at(at, which() + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
                              std::to_string(z.domain_size));
     if (c.signal >= z.num_vars)
-      coeffs.fail_at(at, which + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
+      coeffs.fail_at(at, which() + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
     const uint64_t v_at = coeffs.offset();
     if (!zkey_coefficient_from_bytes(c.value, coeffs.bytes(32, "value").first<32>()))
-      coeffs.fail_at(v_at, which + ": value is not below r");
+      coeffs.fail_at(v_at, which() + ": value is not below r");
   }
   coeffs.expect_end();
 
