@@ -31,19 +31,20 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   const auto t0 = Clock::now();
   ZkeyReadOptions ro;
   ro.subgroup_check = o.subgroup_check;
-  const Zkey zkey = read_zkey(o.zkey, ro);
+  Zkey zkey = read_zkey(o.zkey, ro);
   const std::vector<Fr> z = read_wtns(o.wtns);
   if (z.size() != zkey.num_vars)
     throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
                                             o.wtns.string(), z.size(), o.zkey.string(), zkey.num_vars));
-  const ProvingKey pk = proving_key_from_zkey(zkey);
   const Witness w = witness_from_zkey(zkey, z);
+  const std::size_t num_public = zkey.num_public, domain_size = zkey.domain_size, num_vars = zkey.num_vars;
+  const ProvingKey pk = proving_key_from_zkey(std::move(zkey));
   const double t_read = ms_since(t0);
   const auto t1 = Clock::now();
   ProveTimings timings;
   const Proof proof = prove(pk, std::span<const Witness>(&w, 1), o.seed ? *o.seed : random_seed(), &timings).at(0);
   const double t_prove = ms_since(t1);
-  const std::span<const Fr> publics(z.data() + 1, zkey.num_public);
+  const std::span<const Fr> publics(z.data() + 1, num_public);
   if (!o.no_check) {
     const auto t2 = Clock::now();
     if (!verify(pk.vk, publics, proof))
@@ -57,7 +58,7 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
              "proofpipe: read {:.0f} ms, proved in {:.0f} ms (witness {:.0f}, H {:.0f}, MSM H {:.0f}, L {:.0f}, A {:.0f}, "
              "B_G1 {:.0f}, B_G2 {:.0f}); domain 2^{}, {} variables\n",
              t_read, t_prove, timings.evaluate, timings.ntt, timings.msm_h, timings.msm_l, timings.msm_a, timings.msm_b_g1,
-             timings.msm_b_g2, std::countr_zero(zkey.domain_size), zkey.num_vars);
+             timings.msm_b_g2, std::countr_zero(domain_size), num_vars);
   return 0;
 }
 

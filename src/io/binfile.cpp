@@ -1,7 +1,13 @@
 // The iden3 binary container: section table walk, bounded cursors, LEM field and point encodings.
 #include "proofpipe/io/binfile.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -195,6 +201,31 @@ std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
   f.read(reinterpret_cast<char*>(bytes.data()), size);
   if (!f) throw FormatError(path.string() + ": read failed");
   return bytes;
+}
+
+MappedFile::MappedFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FormatError(path.string() + ": not a regular file");
+  }
+  size_ = std::size_t(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw FormatError(path.string() + ": cannot map: " + std::strerror(err));
+    }
+    data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {

@@ -77,8 +77,8 @@ CircomR1cs parse_r1cs_file(std::span<const uint8_t> bytes, std::string_view name
 }
 
 CircomR1cs read_r1cs_file(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file_bytes(path);
-  return parse_r1cs_file(bytes, path.string());
+  const MappedFile file(path);
+  return parse_r1cs_file(file.bytes(), path.string());
 }
 
 }  // namespace pp

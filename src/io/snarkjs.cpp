@@ -127,7 +127,10 @@ Densities zkey_densities(const Zkey& z) {
   return d;
 }
 
-ProvingKey proving_key_from_zkey(const Zkey& z) {
+namespace {
+
+// Everything but the H and L queries, which the callers copy or move.
+ProvingKey key_without_h_l(const Zkey& z) {
   if (z.a.size() != z.num_vars || z.b1.size() != z.num_vars || z.b2.size() != z.num_vars)
     throw std::invalid_argument("proving_key_from_zkey: the zkey's point sections were not read");
   const Densities d = zkey_densities(z);
@@ -135,8 +138,6 @@ ProvingKey proving_key_from_zkey(const Zkey& z) {
   ProvingKey pk;
   pk.convention = kSnarkjsConvention;
   pk.vk = z.vk;
-  pk.h = z.h;
-  pk.l = z.c;
   for (std::size_t i = 0; i < z.num_vars; ++i) {
     const bool input = i < num_inputs;
     if (input || test_bit(d.a_aux, i - num_inputs)) pk.a.push_back(z.a[i]);
@@ -145,6 +146,22 @@ ProvingKey proving_key_from_zkey(const Zkey& z) {
       pk.b_g2.push_back(z.b2[i]);
     }
   }
+  return pk;
+}
+
+}  // namespace
+
+ProvingKey proving_key_from_zkey(const Zkey& z) {
+  ProvingKey pk = key_without_h_l(z);
+  pk.h = z.h;
+  pk.l = z.c;
+  return pk;
+}
+
+ProvingKey proving_key_from_zkey(Zkey&& z) {
+  ProvingKey pk = key_without_h_l(z);
+  pk.h = std::move(z.h);
+  pk.l = std::move(z.c);
   return pk;
 }
 

@@ -36,8 +36,8 @@ std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name
 }
 
 std::vector<Fr> read_wtns(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file_bytes(path);
-  return parse_wtns(bytes, path.string());
+  const MappedFile file(path);
+  return parse_wtns(file.bytes(), path.string());
 }
 
 std::vector<uint8_t> encode_wtns(std::span<const Fr> z) {

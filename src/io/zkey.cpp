@@ -165,8 +165,8 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
 }
 
 Zkey read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options) {
-  const std::vector<uint8_t> bytes = read_file_bytes(path);
-  return parse_zkey(bytes, path.string(), options);
+  const MappedFile file(path);
+  return parse_zkey(file.bytes(), path.string(), options);
 }
 
 std::vector<uint8_t> encode_zkey(const Zkey& z) {

@@ -96,6 +96,21 @@ class BinFileWriter {
 
 // The whole file in memory; FormatError naming the file when it cannot be read.
 std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path);
+
+// A read-only private mapping of a whole file (no copy, no zero-filled buffer: large keys are
+// read straight from the page cache). FormatError naming the file when it cannot be mapped.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::filesystem::path& path);
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 // Writes (truncates) the file; FormatError naming it on failure.
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 

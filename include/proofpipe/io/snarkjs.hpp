@@ -18,6 +18,9 @@ Densities zkey_densities(const Zkey& zkey);
 // The zkey as a proofpipe proving key in kSnarkjsConvention: IC, L = the C section, H as
 // stored; a, b_g1, b_g2 keep the points of the variables in zkey_densities (inputs always in a).
 ProvingKey proving_key_from_zkey(const Zkey& zkey);
+// The same, taking over the H and C sections instead of copying them (zkey.h and zkey.c are
+// left empty).
+ProvingKey proving_key_from_zkey(Zkey&& zkey);
 
 // The prover's witness from the full assignment z of a .wtns: a = A·z and b = B·z over the
 // zkey's coefficients (domainSize rows), c = a∘b as snarkjs computes it (the zkey has no C).
