@@ -1,4 +1,4 @@
-// Groth16 prover on the CPU in bellman's convention: H by coset NTTs, split MSMs, assembly.
+// Groth16 prover on the CPU: the H step of the key's convention (bellman or snarkjs), split MSMs, assembly.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
