@@ -303,6 +303,42 @@ TYPED_TEST(MsmEdge, RepeatedIdenticalPoints) {
   }
 }
 
+// Enough points per bucket for the affine batch path (several per bucket, >= 256 per window),
+// with every special case it routes to the XYZZ side sums: a point meeting itself (doubling),
+// a point meeting its negation (cancellation), repeats across pairing levels, points at
+// infinity and zero scalars.
+TYPED_TEST(MsmEdge, AffineBatchesWithDoublingsAndCancellations) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x448);
+  const auto base = random_points<C>(150, seed);
+  std::vector<Affine<C>> pts;
+  std::vector<Fr> ks;
+  std::mt19937_64 rng(seed + 1);
+  const Fr k_same = random_fr(rng);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    pts.push_back(base[i]);
+    ks.push_back(random_fr(rng));
+    pts.push_back(base[i]);  // the same point twice with one scalar: a pair that doubles
+    ks.push_back(k_same);
+    pts.push_back(base[i]);
+    ks.push_back(k_same);
+    pts.push_back(-base[i]);  // then its negation and a third copy: a pair that cancels
+    ks.push_back(k_same);
+    pts.push_back(base[i]);
+    ks.push_back(k_same);
+  }
+  for (int i = 0; i < 20; ++i) {
+    pts.push_back(Affine<C>::infinity());
+    ks.push_back(random_fr(rng));
+    pts.push_back(base[std::size_t(i)]);
+    ks.push_back(Fr::zero());
+  }
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c = 2; c <= 7; ++c) expect_msm<C>(pts, ks, c, want);
+  expect_msm<C>(pts, ks, 0, want);
+}
+
 // P and -P with the same scalar cancel inside a bucket; the rest of the sum must survive.
 TYPED_TEST(MsmEdge, PointAndNegationCancel) {
   using C = TypeParam;

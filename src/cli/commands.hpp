@@ -52,6 +52,34 @@ struct VerifyOptions {
 int run_verify(const VerifyOptions& options);
 
 int run_info(const std::filesystem::path& file);
+// `info` for the iden3 formats: false when `magic` (the first four bytes) is none of them.
+bool run_info_iden3(const std::filesystem::path& file, const std::string& magic);
+
+// snarkjs's argument order: prove circuit.zkey witness.wtns proof.json public.json.
+struct SnarkjsProveOptions {
+  std::filesystem::path zkey, wtns, proof_json, public_json;
+  std::optional<uint64_t> seed;
+  bool subgroup_check = false;
+  bool no_check = false;  // skip verifying the proof before writing it
+};
+int run_prove_snarkjs(const SnarkjsProveOptions& options);
+
+// verify verification_key.json public.json proof.json; exit code 0 iff valid.
+struct SnarkjsVerifyOptions {
+  std::filesystem::path vk_json, public_json, proof_json;
+};
+int run_verify_snarkjs(const SnarkjsVerifyOptions& options);
+
+// zkey export-vk | export-params | export-ppw | import-params | setup.
+struct ZkeyOptions {
+  std::string action;
+  std::filesystem::path in, out, r1cs, wtns;
+  std::optional<std::filesystem::path> public_out;
+  std::optional<std::filesystem::path> via_params;  // setup: make a bellman key, write it, convert it
+  std::string rows = "bellman";
+  std::optional<uint64_t> seed;
+};
+int run_zkey(const ZkeyOptions& options);
 
 struct BenchProveOptions {
   SyntheticCliOptions circuit;

@@ -223,6 +223,7 @@ int run_info(const std::filesystem::path& file) {
     b.resize(std::size_t(f.gcount()));
     return b;
   }();
+  if (head.size() >= 4 && run_info_iden3(file, std::string(head.begin(), head.begin() + 4))) return 0;
   if (head.size() == 8 && std::string(head.begin(), head.end()) == "PPWITNS1") {
     const Witness w = read_witness(file);
     fmt::print("{}: proofpipe witness (BLS12-381 scalars)\n  rows (constraints + inputs): {}\n  inputs (with the 1): {}\n"

@@ -48,29 +48,64 @@ int main(int argc, char** argv) {
   add_synthetic_options(st, setup.circuit, true);
   st->add_option("--out", setup.out, "Output directory (params, witness-<i>.ppw, public-<i>.json)")->required();
 
+  // prove/verify take either snarkjs's positional files or proofpipe's --params form.
   pp::cli::ProveOptions prove;
-  auto* pr = app.add_subcommand("prove", "Prove partitions from witness files");
-  pr->add_option("--params", prove.params, "Proving key (bellperson .params)")->required()->check(CLI::ExistingFile);
+  std::vector<std::filesystem::path> prove_files;
+  bool prove_no_check = false;
+  auto* pr = app.add_subcommand(
+      "prove", "Prove: `prove circuit.zkey witness.wtns proof.json public.json` (snarkjs) or --params/--witness/--out");
+  pr->add_option("files", prove_files, "circuit.zkey witness.wtns proof.json public.json")->expected(0, 4);
+  pr->add_option("--params", prove.params, "Proving key (bellperson .params)")->check(CLI::ExistingFile);
   pr->add_option("--witness", prove.witnesses, "Witness file (.ppw), one per partition, in order")
-      ->required()
       ->check(CLI::ExistingFile);
-  pr->add_option("--out", prove.out, "Proofs, 192 bytes each, in witness order")->required();
+  pr->add_option("--out", prove.out, "Proofs, 192 bytes each, in witness order");
   pr->add_option("--json", prove.json_out, "Also write the proofs as a JSON array (snarkjs proof.json shape)");
   pr->add_option("--seed", prove.seed, "Seed for the randomisers r, s (default: random)");
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
+  pr->add_flag("--no-check", prove_no_check, "snarkjs form: do not verify the proof before writing it");
 
   pp::cli::VerifyOptions verify;
-  auto* vf = app.add_subcommand("verify", "Verify proofs; exit code 0 if and only if every proof is valid");
+  std::vector<std::filesystem::path> verify_files;
+  auto* vf = app.add_subcommand("verify",
+                                "Verify: `verify verification_key.json public.json proof.json` (snarkjs) or "
+                                "--params/--proofs/--public; exit code 0 if and only if every proof is valid");
+  vf->add_option("files", verify_files, "verification_key.json public.json proof.json")->expected(0, 3);
   vf->add_option("--params", verify.params, "Proving key (bellperson .params; only its VK is read)")
-      ->required()
       ->check(CLI::ExistingFile);
-  vf->add_option("--proofs", verify.proofs, "Proofs file (192 bytes per proof)")->required()->check(CLI::ExistingFile);
-  vf->add_option("--public", verify.publics, "Public inputs JSON, one per proof, in order")
-      ->required()
-      ->check(CLI::ExistingFile);
+  vf->add_option("--proofs", verify.proofs, "Proofs file (192 bytes per proof)")->check(CLI::ExistingFile);
+  vf->add_option("--public", verify.publics, "Public inputs JSON, one per proof, in order")->check(CLI::ExistingFile);
+
+  pp::cli::ZkeyOptions zkey;
+  auto* zk = app.add_subcommand("zkey", "snarkjs .zkey tools: export the VK, convert to/from .params, test setup");
+  zk->require_subcommand(1);
+  auto* zk_vk = zk->add_subcommand("export-vk", "circuit.zkey verification_key.json (snarkjs's JSON)");
+  zk_vk->add_option("zkey", zkey.in)->required()->check(CLI::ExistingFile);
+  zk_vk->add_option("vk_json", zkey.out)->required();
+  auto* zk_ep = zk->add_subcommand("export-params", "circuit.zkey out.params: bellperson layout, H in bellman's basis");
+  zk_ep->add_option("zkey", zkey.in)->required()->check(CLI::ExistingFile);
+  zk_ep->add_option("params", zkey.out)->required();
+  auto* zk_ew = zk->add_subcommand("export-ppw", "circuit.zkey witness.wtns out.ppw: a witness for export-params' key");
+  zk_ew->add_option("zkey", zkey.in)->required()->check(CLI::ExistingFile);
+  zk_ew->add_option("wtns", zkey.wtns)->required()->check(CLI::ExistingFile);
+  zk_ew->add_option("ppw", zkey.out)->required();
+  zk_ew->add_option("--public", zkey.public_out, "Public inputs JSON (default: OUT.public.json)");
+  auto* zk_ip = zk->add_subcommand("import-params", "circuit.r1cs in.params out.zkey: a .zkey from a bellperson key");
+  zk_ip->add_option("r1cs", zkey.r1cs)->required()->check(CLI::ExistingFile);
+  zk_ip->add_option("params", zkey.in)->required()->check(CLI::ExistingFile);
+  zk_ip->add_option("zkey", zkey.out)->required();
+  zk_ip->add_option("--rows", zkey.rows,
+                    "Row order of the .params: bellman (made by bellman/proofpipe setup for this circuit) or "
+                    "snarkjs (made by zkey export-params)")
+      ->capture_default_str();
+  auto* zk_st = zk->add_subcommand("setup", "circuit.r1cs out.zkey: a TEST key (random toxic waste, not a ceremony)");
+  zk_st->add_option("r1cs", zkey.r1cs)->required()->check(CLI::ExistingFile);
+  zk_st->add_option("zkey", zkey.out)->required();
+  zk_st->add_option("--seed", zkey.seed, "Seed of the toxic waste (default: random)");
+  zk_st->add_option("--via-params", zkey.via_params,
+                    "Make the key in bellman's convention, write it here as .params, and convert it to the .zkey");
 
   std::filesystem::path info_file;
-  auto* in = app.add_subcommand("info", "Describe a proofpipe or bellperson file");
+  auto* in = app.add_subcommand("info", "Describe a .zkey, .wtns, .r1cs, .params or .ppw file");
   in->add_option("file", info_file, "File to describe")->required()->check(CLI::ExistingFile);
 
   auto* bench = app.add_subcommand("bench", "Benchmarks");
@@ -102,8 +137,33 @@ int main(int argc, char** argv) {
   try {
     if (sc->parsed()) return pp::cli::run_selfcheck(selfcheck);
     if (st->parsed()) return pp::cli::run_setup(setup);
-    if (pr->parsed()) return pp::cli::run_prove(prove);
-    if (vf->parsed()) return pp::cli::run_verify(verify);
+    if (pr->parsed()) {
+      if (!prove_files.empty()) {
+        if (prove_files.size() != 4 || !prove.params.empty() || !prove.witnesses.empty() || !prove.out.empty())
+          throw std::invalid_argument(
+              "prove: give either circuit.zkey witness.wtns proof.json public.json or --params/--witness/--out");
+        return pp::cli::run_prove_snarkjs({prove_files[0], prove_files[1], prove_files[2], prove_files[3], prove.seed,
+                                           prove.subgroup_check, prove_no_check});
+      }
+      if (prove.params.empty() || prove.witnesses.empty() || prove.out.empty())
+        throw std::invalid_argument("prove: --params, --witness and --out are required (or the snarkjs form)");
+      return pp::cli::run_prove(prove);
+    }
+    if (vf->parsed()) {
+      if (!verify_files.empty()) {
+        if (verify_files.size() != 3 || !verify.params.empty() || !verify.proofs.empty() || !verify.publics.empty())
+          throw std::invalid_argument(
+              "verify: give either verification_key.json public.json proof.json or --params/--proofs/--public");
+        return pp::cli::run_verify_snarkjs({verify_files[0], verify_files[1], verify_files[2]});
+      }
+      if (verify.params.empty() || verify.proofs.empty() || verify.publics.empty())
+        throw std::invalid_argument("verify: --params, --proofs and --public are required (or the snarkjs form)");
+      return pp::cli::run_verify(verify);
+    }
+    if (zk->parsed()) {
+      for (auto* sub : zk->get_subcommands()) zkey.action = sub->get_name();
+      return pp::cli::run_zkey(zkey);
+    }
     if (in->parsed()) return pp::cli::run_info(info_file);
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
     for (CLI::App* b : gpu_benches) {

@@ -1,5 +1,9 @@
-// Groth16 prover on the CPU in bellman's convention: H by coset NTTs, split MSMs, assembly.
+// Groth16 prover on the CPU: the H step of the key's convention (bellman or snarkjs), split MSMs, assembly.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
+
+#include <bit>
 
 #include <chrono>
 #include <random>
@@ -66,6 +70,71 @@ std::vector<Fr> filtered(std::span<const Fr> input, const std::vector<uint64_t>*
   return out;
 }
 
+// The evaluation domain of the key: bellman's H query has n - 1 points, snarkjs's n.
+Domain key_domain(const ProvingKey& pk, std::size_t rows, const std::string& where) {
+  const uint64_t g = pk.convention.domain_generator;
+  if (pk.convention.h_basis == HBasis::bellman) {
+    const Domain domain = Domain::at_least(rows, g);
+    if (pk.h.size() != domain.size() - 1)
+      throw std::invalid_argument(where + "the H query has " + std::to_string(pk.h.size()) + " points, expected " +
+                                  std::to_string(domain.size() - 1) + " (witness and proving key do not match)");
+    return domain;
+  }
+  const std::size_t n = pk.h.size();
+  if (n < 2 || (n & (n - 1)) != 0 || rows > n)
+    throw std::invalid_argument(where + "the H query has " + std::to_string(n) +
+                                " points: not a power of two holding the " + std::to_string(rows) +
+                                " rows (witness and proving key do not match)");
+  return Domain(std::countr_zero(n), g);
+}
+
+// bellman: coefficients of h = (a·b - c)/Z, computed on the coset g·<omega> where Z is the
+// constant g^n - 1; n - 1 of them are used.
+void h_scalars_bellman(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c, const Domain& domain) {
+  // The bit-reversed middle order saves the permutation passes between the transforms.
+  auto to_coset = [&](std::vector<Fr>& v) {
+    intt(v, domain, Order::natural, Order::bit_reversed);
+    coset_ntt(v, domain, Order::bit_reversed, Order::natural);
+  };
+  tbb::parallel_invoke([&] { to_coset(a); }, [&] { to_coset(b); }, [&] { to_coset(c); });
+  const Fr z_inv = domain.vanishing_on_coset().inverse();
+  const std::size_t n = domain.size();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+  });
+  coset_intt(a, domain);
+}
+
+// snarkjs: the values of a·b - c at the odd points nu·omega^j of the 2n-point domain (nu the
+// 2n-th root from the same generator), where the H points are the matching Lagrange points.
+// All n are used.
+void h_scalars_snarkjs(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c, const Domain& domain,
+                       uint64_t generator) {
+  const std::size_t n = domain.size();
+  const Fr nu = Domain(domain.lg() + 1, generator).omega();
+  // nu^i, stored in bit-reversed order to scale the bit-reversed coefficients in place.
+  std::vector<Fr> nu_pow(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    Fr x = nu.pow(Limbs<1>{{uint64_t(r.begin())}});
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      nu_pow[i] = x;
+      x *= nu;
+    }
+  });
+  bit_reverse_permute(nu_pow);
+  auto to_odd_points = [&](std::vector<Fr>& v) {
+    intt(v, domain, Order::natural, Order::bit_reversed);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) v[i] *= nu_pow[i];
+    });
+    ntt(v, domain, Order::bit_reversed, Order::natural);
+  };
+  tbb::parallel_invoke([&] { to_odd_points(a); }, [&] { to_odd_points(b); }, [&] { to_odd_points(c); });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) a[i] = a[i] * b[i] - c[i];
+  });
+}
+
 std::string partition_name(std::size_t part) { return "partition " + std::to_string(part) + ": "; }
 
 void check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
@@ -85,8 +154,7 @@ void check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
   expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
   expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
-  const Domain domain = Domain::at_least(w.a.size());
-  expect("the H query", pk.h.size(), domain.size() - 1, "points");
+  (void)key_domain(pk, w.a.size(), where);
   expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
   expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
   expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
@@ -133,7 +201,7 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     const Witness& w = witnesses[part];
     auto t0 = Clock::now();
     check_witness(pk, w, part);
-    const Domain domain = Domain::at_least(w.a.size());
+    const Domain domain = key_domain(pk, w.a.size(), partition_name(part));
     const std::size_t n = domain.size();
     std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
     std::copy(w.a.begin(), w.a.end(), a.begin());
@@ -141,17 +209,16 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     std::copy(w.c.begin(), w.c.end(), c.begin());
     total.evaluate += ms_since(t0);
 
-    // H: coefficients of (a·b - c)/Z via the coset, where Z is the constant g^n - 1.
+    // H: the one step that depends on the key's convention.
     t0 = Clock::now();
-    // The bit-reversed middle order saves the permutation passes between the transforms.
-    auto to_coset = [&](std::vector<Fr>& v) {
-      intt(v, domain, Order::natural, Order::bit_reversed);
-      coset_ntt(v, domain, Order::bit_reversed, Order::natural);
-    };
-    tbb::parallel_invoke([&] { to_coset(a); }, [&] { to_coset(b); }, [&] { to_coset(c); });
-    const Fr z_inv = domain.vanishing_on_coset().inverse();
-    for (std::size_t i = 0; i < n; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
-    coset_intt(a, domain);
+    std::size_t h_terms;
+    if (pk.convention.h_basis == HBasis::bellman) {
+      h_scalars_bellman(a, b, c, domain);
+      h_terms = n - 1;
+    } else {
+      h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
+      h_terms = n;
+    }
     total.ntt += ms_since(t0);
 
     const Densities& dens = w.densities;
@@ -161,7 +228,7 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     G1Jacobian h_sum, l_sum, a_sum, b1_sum;
     G2Jacobian b2_sum;
     t0 = Clock::now();
-    h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), n - 1));
+    h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
     total.msm_h += ms_since(t0);
     t0 = Clock::now();
     l_sum = split_msm<G1Curve>(pk.l, w.aux);

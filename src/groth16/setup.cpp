@@ -92,13 +92,13 @@ void batch_invert(std::vector<Fr>& v) {
 
 }  // namespace
 
-ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress) {
+ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress, const KeyConvention& convention) {
   r1cs.validate();
   const std::size_t m0 = r1cs.num_constraints();
   const std::size_t num_inputs = r1cs.num_inputs;
   const std::size_t num_vars = r1cs.num_variables();
   // bellman appends `input_i · 0 = 0` per input so that every input has an independent A column.
-  const Domain domain = Domain::at_least(m0 + num_inputs);
+  const Domain domain = Domain::at_least(m0 + num_inputs, convention.domain_generator);
   const std::size_t n = domain.size();
 
   std::mt19937_64 rng(seed);
@@ -148,14 +148,31 @@ ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress) {
     if (input || test_bit(dens.a_aux, i - num_inputs)) a_s.push_back(u[i]);
     if (input ? test_bit(dens.b_input, i) : test_bit(dens.b_aux, i - num_inputs)) b_s.push_back(v[i]);
   }
-  // H query: tau^i Z(tau) / delta for i < n - 1.
-  std::vector<Fr> h_s(n - 1);
-  Fr t = z_tau * delta_inv;
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    h_s[i] = t;
-    t *= tau;
+  std::vector<Fr> h_s;
+  if (convention.h_basis == HBasis::bellman) {
+    // H query: tau^i Z(tau) / delta for i < n - 1.
+    h_s.resize(n - 1);
+    Fr t = z_tau * delta_inv;
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      h_s[i] = t;
+      t *= tau;
+    }
+  } else {
+    // snarkjs's H query: L_{2j+1}(tau) / delta over the 2n-point domain, at x_j = nu·omega^j:
+    // L_{2j+1}(tau) = (tau^(2n) - 1)/(2n) · x_j / (tau - x_j).
+    const Domain wide(domain.lg() + 1, convention.domain_generator);
+    const Fr z2_tau = tau.pow(Limbs<1>{{uint64_t(2 * n)}}) - Fr::one();
+    if (z2_tau.is_zero()) throw std::runtime_error("setup: tau landed in the domain; use another seed");
+    h_s.resize(n);
+    std::vector<Fr> x(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      x[j] = wide.omega() * omega_pow[j];
+      h_s[j] = tau - x[j];
+    }
+    batch_invert(h_s);
+    const Fr scale = z2_tau * wide.size_inv() * delta_inv;
+    for (std::size_t j = 0; j < n; ++j) h_s[j] = h_s[j] * x[j] * scale;
   }
-
   const std::size_t total_points = ic_s.size() + h_s.size() + l_s.size() + a_s.size() + 2 * b_s.size();
   std::atomic<std::size_t> done{0};
   std::mutex report;
@@ -169,6 +186,7 @@ ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress) {
   const FixedBase<G1Curve> g1(g1_generator());
   const FixedBase<G2Curve> g2(g2_generator());
   ProvingKey pk;
+  pk.convention = convention;
   pk.vk.alpha_g1 = g1.mul(alpha).to_affine();
   pk.vk.beta_g1 = g1.mul(beta).to_affine();
   pk.vk.beta_g2 = g2.mul(beta).to_affine();

@@ -402,6 +402,9 @@ uint64_t vk_encoded_size(const VerifyingKey& vk) {
 }
 
 uint64_t params_encoded_size(const ProvingKey& pk) {
+  // The layout has no field for the convention; its H query is bellman's by definition.
+  if (pk.convention.h_basis != HBasis::bellman)
+    throw ParamsError("the key's H points are in snarkjs's basis; a .params holds bellman's (change_h_basis first)");
   uint64_t n = vk_encoded_size(pk.vk) + kNumVectors * kCountBytes;
   n += uint64_t(checked_count(pk.h.size(), "h")) * kG1UncompressedBytes;
   n += uint64_t(checked_count(pk.l.size(), "l")) * kG1UncompressedBytes;

@@ -174,12 +174,13 @@ Witness read_witness(const std::filesystem::path& path) {
 }
 
 std::string proof_to_json(const Proof& proof) {
-  auto g1 = [](const G1Affine& p) { return nlohmann::json::array({to_decimal(p.x), to_decimal(p.y), "1"}); };
-  nlohmann::json j;
+  // nlohmann::ordered_json keeps snarkjs's key order (pi_a, pi_b, pi_c, protocol, curve).
+  using Json = nlohmann::ordered_json;
+  auto g1 = [](const G1Affine& p) { return Json::array({to_decimal(p.x), to_decimal(p.y), "1"}); };
+  Json j;
   j["pi_a"] = g1(proof.a);
-  j["pi_b"] = nlohmann::json::array({nlohmann::json::array({to_decimal(proof.b.x.c0), to_decimal(proof.b.x.c1)}),
-                                     nlohmann::json::array({to_decimal(proof.b.y.c0), to_decimal(proof.b.y.c1)}),
-                                     nlohmann::json::array({"1", "0"})});
+  j["pi_b"] = Json::array({Json::array({to_decimal(proof.b.x.c0), to_decimal(proof.b.x.c1)}),
+                           Json::array({to_decimal(proof.b.y.c0), to_decimal(proof.b.y.c1)}), Json::array({"1", "0"})});
   j["pi_c"] = g1(proof.c);
   j["protocol"] = "groth16";
   j["curve"] = "bls12381";

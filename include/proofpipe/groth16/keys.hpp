@@ -18,13 +18,36 @@ struct VerifyingKey {
   std::vector<G1Affine> ic;  // one per input, including the constant one
 };
 
+// How a proving key places the rows of its circuit and what its H points are. Only the
+// prover's H step depends on it; the MSMs and the assembly are the same for every convention.
+enum class HBasis {
+  // bellman/bellperson: n - 1 points tau^i Z(tau)/delta; the prover divides a·b - c by Z on
+  // the coset g·<omega> and MSMs the coefficients of h.
+  bellman,
+  // snarkjs: n points L_{2j+1}(tau)/delta, the odd Lagrange polynomials of the 2n-point domain;
+  // the prover evaluates a·b - c at the odd points nu·omega^j (nu² = omega) and MSMs those
+  // values directly (no division: Z = -2 there, folded into the points).
+  snarkjs,
+};
+struct KeyConvention {
+  HBasis h_basis = HBasis::bellman;
+  // Row k of a, b, c is the domain point omega^k with omega = g^((r-1)/n): 7 for bellman's
+  // keys, 5 for snarkjs's (see Domain). The same points serve any g; only the rows move.
+  uint64_t domain_generator = 7;
+  friend bool operator==(const KeyConvention&, const KeyConvention&) = default;
+};
+inline constexpr KeyConvention kBellmanConvention{HBasis::bellman, 7};
+inline constexpr KeyConvention kSnarkjsConvention{HBasis::snarkjs, 5};
+
 // bellperson's Parameters: vk, then the queries. a, b_g1, b_g2 hold only the points for
-// variables with a non-zero column (inputs first, then aux by the densities); h holds n-1
-// points tau^i Z(tau)/delta; l one point per aux variable.
+// variables with a non-zero column (inputs first, then aux by the densities); h holds the H
+// points of `convention` (bellman: n - 1 points tau^i Z(tau)/delta; snarkjs: n points);
+// l one point per aux variable.
 struct ProvingKey {
   VerifyingKey vk;
   std::vector<G1Affine> h, l, a, b_g1;
   std::vector<G2Affine> b_g2;
+  KeyConvention convention = kBellmanConvention;
 };
 
 struct Proof {

@@ -1,4 +1,4 @@
-// Groth16 setup (test-only toxic waste), prover and verifier on the CPU, bellman convention.
+// Groth16 setup (test-only toxic waste), prover and verifier on the CPU, bellman and snarkjs conventions.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +17,10 @@ namespace pp {
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 
 // Fresh random toxic waste from `seed` — for tests and benchmarks, NOT a ceremony.
-// `progress` counts points of the key.
-ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {});
+// `progress` counts points of the key. `convention` picks the domain generator the rows are
+// placed on and the H basis (see KeyConvention); the other points are the same for both bases.
+ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {},
+                 const KeyConvention& convention = kBellmanConvention);
 
 // Per-stage wall times of one prove() call, in milliseconds.
 struct ProveTimings {
@@ -41,9 +43,12 @@ struct Witness {
 Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 
 // Proves each witness (one per partition, all for the same key). r, s are drawn from a
-// generator seeded with `seed`. Throws std::invalid_argument naming the partition when a
-// witness is inconsistent (sizes, a·b != c at some constraint) or does not match the key.
-// `progress` counts partitions.
+// generator seeded with `seed`. Only the H step follows pk.convention; the MSMs and the
+// assembly are shared. bellman basis: the domain is the smallest power of two n at or above
+// the rows of a, b, c and pk.h holds n - 1 points; snarkjs basis: n = pk.h.size() must hold the
+// rows (witness_from_zkey gives exactly n, with c = a∘b). Throws std::invalid_argument naming
+// the partition when a witness is inconsistent (sizes, a·b != c at some row) or does not match
+// the key. `progress` counts partitions.
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 

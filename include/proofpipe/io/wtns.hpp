@@ -1,0 +1,26 @@
+// circom/snarkjs witness files (`.wtns`): the full assignment z, canonical little-endian scalars.
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/io/binfile.hpp"
+
+namespace pp {
+
+// Magic "wtns", version 2 (1 accepted), two sections:
+//   1 u32 n8 (= 32), prime r, u32 nWitness
+//   2 nWitness × 32-byte little-endian canonical scalars
+// z[0] is the constant 1, then outputs, public inputs, private inputs, internal wires.
+// Throws FormatError naming the file, section, index and byte offset (wrong prime or n8,
+// section size not nWitness·32, a scalar >= r, z[0] != 1).
+std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name);
+std::vector<Fr> read_wtns(const std::filesystem::path& path);
+
+std::vector<uint8_t> encode_wtns(std::span<const Fr> z);
+void write_wtns(const std::filesystem::path& path, std::span<const Fr> z);
+
+}  // namespace pp

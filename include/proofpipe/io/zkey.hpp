@@ -1,0 +1,61 @@
+// snarkjs `.zkey` files (Groth16, curve bls12381): reader with located errors, writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/io/binfile.hpp"
+
+namespace pp {
+
+// Sections (snarkjs zkey_utils.js / zkey_new.js; layout in docs/FORMATS.md):
+//   1 u32 protocol (1 = Groth16)
+//   2 u32 n8q, q, u32 n8r, r, u32 nVars, u32 nPublic, u32 domainSize,
+//     alpha_1, beta_1, beta_2, gamma_2, delta_1, delta_2
+//   3 IC: nPublic + 1 G1        4 coefficients: u32 n, n × {u32 matrix, u32 constraint, u32 signal, coef·R² mod r}
+//   5 A: nVars G1   6 B1: nVars G1   7 B2: nVars G2   8 C: nVars − nPublic − 1 G1
+//   9 H: domainSize G1 (the odd Lagrange points of the 2·domainSize domain, over δ)
+//  10 MPC parameters (contributions; kept as raw bytes, not needed to prove)
+// nPublic counts outputs and public inputs, not the constant one.
+struct ZkeyCoefficient {
+  uint32_t matrix = 0;      // 0: A, 1: B (snarkjs stores no C: the prover recomputes it as A·B)
+  uint32_t constraint = 0;  // row, < domainSize; row k is the domain point ω^k (ω from 5)
+  uint32_t signal = 0;      // wire, < nVars
+  Fr value;                 // the coefficient itself (Montgomery form in memory)
+};
+
+struct Zkey {
+  std::size_t num_vars = 0;    // wires, the constant one included
+  std::size_t num_public = 0;  // outputs + public inputs, without the one
+  std::size_t domain_size = 0;
+  VerifyingKey vk;             // beta_g1 is the header's beta_1
+  std::vector<ZkeyCoefficient> coefficients;
+  std::vector<G1Affine> a, b1, c, h;
+  std::vector<G2Affine> b2;
+  std::vector<uint8_t> mpc_params;  // section 10 as stored; empty: write an empty transcript
+};
+
+struct ZkeyReadOptions {
+  bool subgroup_check = false;  // every point of sections 5–9 (on-curve is always checked)
+  bool header_only = false;     // sections 1–3 and the coefficient count; vectors left empty
+};
+
+// Throws FormatError naming the file, the section, the index and the byte offset of the first
+// problem: bad magic or version, a missing or repeated section, a protocol other than Groth16,
+// a prime that is not BLS12-381's (e.g. a bn128 key), sizes that disagree with the header,
+// a coefficient out of range, a point off the curve. Points are decoded in parallel; the error
+// reported is always the lowest index.
+Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options = {});
+Zkey read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options = {});
+
+// Sections in id order 1..10. Throws std::invalid_argument when the vectors disagree with the
+// sizes (a, b1, b2 nVars points; c nVars − nPublic − 1; h domainSize; ic nPublic + 1).
+std::vector<uint8_t> encode_zkey(const Zkey& zkey);
+void write_zkey(const std::filesystem::path& path, const Zkey& zkey);
+
+}  // namespace pp

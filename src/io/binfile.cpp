@@ -1,0 +1,320 @@
+// The iden3 binary container: section table walk, bounded cursors, LEM field and point encodings.
+#include "proofpipe/io/binfile.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace pp {
+namespace {
+
+uint64_t load_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+template <int N>
+void limbs_from_le(uint64_t (&out)[N], const uint8_t* in) {
+  for (int i = 0; i < N; ++i) out[i] = load_le(in + 8 * i, 8);
+}
+
+template <int N>
+void limbs_to_le(uint8_t* out, const uint64_t* in) {
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < 8; ++k) out[8 * i + k] = uint8_t(in[i] >> (8 * k));
+}
+
+template <int N>
+bool limbs_less(const uint64_t* a, const Limbs<N>& m) {
+  for (int i = N - 1; i >= 0; --i) {
+    if (a[i] != m.v[i]) return a[i] < m.v[i];
+  }
+  return false;
+}
+
+template <int N>
+bool prime_equals(std::span<const uint8_t> bytes, const Limbs<N>& m) {
+  if (bytes.size() != 8 * N) return false;
+  uint64_t v[N];
+  limbs_from_le<N>(v, bytes.data());
+  for (int i = 0; i < N; ++i)
+    if (v[i] != m.v[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+SectionReader::SectionReader(std::span<const uint8_t> file, const BinSection& section, std::string what,
+                             std::string_view name)
+    : file_(file),
+      section_("section " + std::to_string(section.id) + " (" + what + ")"),
+      name_(name),
+      pos_(section.offset),
+      end_(section.offset + section.size) {}
+
+void SectionReader::fail(const std::string& what) const { fail_at(pos_, what); }
+
+void SectionReader::fail_at(uint64_t offset, const std::string& what) const {
+  throw FormatError(name_ + ": " + section_ + ": " + what + " (byte offset " + std::to_string(offset) + ")");
+}
+
+void SectionReader::need_items(uint64_t count, uint64_t item_bytes, std::string_view what) const {
+  if (item_bytes != 0 && count > remaining() / item_bytes)
+    fail("truncated: " + std::string(what) + " needs " + std::to_string(count) + " × " + std::to_string(item_bytes) +
+         " bytes, the section has " + std::to_string(remaining()) + " left");
+}
+
+uint32_t SectionReader::u32(std::string_view what) {
+  need_items(1, 4, what);
+  const uint32_t v = uint32_t(load_le(file_.data() + pos_, 4));
+  pos_ += 4;
+  return v;
+}
+
+uint64_t SectionReader::u64(std::string_view what) {
+  need_items(1, 8, what);
+  const uint64_t v = load_le(file_.data() + pos_, 8);
+  pos_ += 8;
+  return v;
+}
+
+std::span<const uint8_t> SectionReader::bytes(uint64_t n, std::string_view what) {
+  need_items(1, n, what);
+  const auto s = file_.subspan(pos_, n);
+  pos_ += n;
+  return s;
+}
+
+void SectionReader::expect_end() const {
+  if (pos_ != end_) fail(std::to_string(end_ - pos_) + " unexpected bytes at the end of the section");
+}
+
+// ---------------------------------------------------------------------------------------------
+BinFile::BinFile(std::span<const uint8_t> bytes, std::string_view name, std::string_view magic, uint32_t max_version)
+    : bytes_(bytes), name_(name) {
+  if (bytes.size() < 12) {
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), magic.data(), 4) != 0)
+      fail("not a ." + std::string(magic) + " file (bad magic)");
+    fail("truncated: " + std::to_string(bytes.size()) + " bytes, the header alone is 12");
+  }
+  if (std::memcmp(bytes.data(), magic.data(), 4) != 0) {
+    std::string got;
+    for (int i = 0; i < 4; ++i) got += (bytes[std::size_t(i)] >= 32 && bytes[std::size_t(i)] < 127) ? char(bytes[std::size_t(i)]) : '?';
+    fail("not a ." + std::string(magic) + " file (bad magic \"" + got + "\", expected \"" + std::string(magic) + "\")");
+  }
+  version_ = uint32_t(load_le(bytes.data() + 4, 4));
+  if (version_ == 0 || version_ > max_version)
+    fail("unsupported version " + std::to_string(version_) + " (this reader knows 1.." + std::to_string(max_version) + ")");
+  const uint32_t count = uint32_t(load_le(bytes.data() + 8, 4));
+  uint64_t pos = 12;
+  for (uint32_t s = 0; s < count; ++s) {
+    if (bytes.size() - pos < 12)
+      fail("truncated: the header of section " + std::to_string(s) + " of " + std::to_string(count) +
+           " would start at byte offset " + std::to_string(pos) + ", the file has " + std::to_string(bytes.size()) +
+           " bytes");
+    BinSection sec;
+    sec.id = uint32_t(load_le(bytes.data() + pos, 4));
+    sec.size = load_le(bytes.data() + pos + 4, 8);
+    sec.offset = pos + 12;
+    if (sec.size > bytes.size() - sec.offset)
+      fail("truncated: section " + std::to_string(sec.id) + " at byte offset " + std::to_string(sec.offset) +
+           " declares " + std::to_string(sec.size) + " bytes, the file has " +
+           std::to_string(bytes.size() - sec.offset) + " left");
+    sections_.push_back(sec);
+    pos = sec.offset + sec.size;
+  }
+  if (pos != bytes.size())
+    fail(std::to_string(bytes.size() - pos) + " bytes after the last of the " + std::to_string(count) +
+         " sections (byte offset " + std::to_string(pos) + ")");
+}
+
+void BinFile::fail(const std::string& what) const { throw FormatError(name_ + ": " + what); }
+
+bool BinFile::has(uint32_t id) const {
+  return std::any_of(sections_.begin(), sections_.end(), [&](const BinSection& s) { return s.id == id; });
+}
+
+SectionReader BinFile::section(uint32_t id, std::string_view what) const {
+  const BinSection* found = nullptr;
+  for (const BinSection& s : sections_) {
+    if (s.id != id) continue;
+    if (found)
+      fail("section " + std::to_string(id) + " (" + std::string(what) + ") appears twice (byte offsets " +
+           std::to_string(found->offset) + " and " + std::to_string(s.offset) + ")");
+    found = &s;
+  }
+  if (!found) fail("section " + std::to_string(id) + " (" + std::string(what) + ") is missing");
+  return SectionReader(bytes_, *found, std::string(what), name_);
+}
+
+// ---------------------------------------------------------------------------------------------
+BinFileWriter::BinFileWriter(std::string_view magic, uint32_t version, uint32_t num_sections) {
+  if (magic.size() != 4) throw std::invalid_argument("BinFileWriter: the magic must be 4 bytes");
+  out_.reserve(1 << 16);
+  for (char c : magic) out_.push_back(uint8_t(c));
+  u32(version);
+  u32(num_sections);
+}
+
+void BinFileWriter::begin_section(uint32_t id) {
+  u32(id);
+  section_start_ = out_.size();
+  u64(0);  // patched by end_section
+  open_ = true;
+}
+
+void BinFileWriter::end_section() {
+  const uint64_t size = out_.size() - section_start_ - 8;
+  for (int k = 0; k < 8; ++k) out_[section_start_ + std::size_t(k)] = uint8_t(size >> (8 * k));
+  open_ = false;
+}
+
+void BinFileWriter::u32(uint32_t v) {
+  for (int k = 0; k < 4; ++k) out_.push_back(uint8_t(v >> (8 * k)));
+}
+void BinFileWriter::u64(uint64_t v) {
+  for (int k = 0; k < 8; ++k) out_.push_back(uint8_t(v >> (8 * k)));
+}
+void BinFileWriter::bytes(std::span<const uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+
+std::vector<uint8_t> BinFileWriter::finish() {
+  if (open_) end_section();
+  return std::move(out_);
+}
+
+std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw FormatError(path.string() + ": cannot open");
+  const std::streamoff size = f.tellg();
+  if (size < 0) throw FormatError(path.string() + ": cannot determine the size");
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(size));
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(bytes.data()), size);
+  if (!f) throw FormatError(path.string() + ": read failed");
+  return bytes;
+}
+
+MappedFile::MappedFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FormatError(path.string() + ": not a regular file");
+  }
+  size_ = std::size_t(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw FormatError(path.string() + ": cannot map: " + std::strerror(err));
+    }
+    data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw FormatError(path.string() + ": cannot open for writing");
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  f.close();
+  if (!f) throw FormatError(path.string() + ": write failed");
+}
+
+// ---------------------------------------------------------------------------------------------
+bool is_scalar_prime(std::span<const uint8_t> bytes) { return prime_equals<4>(bytes, FrParams::modulus); }
+bool is_base_prime(std::span<const uint8_t> bytes) { return prime_equals<6>(bytes, FpParams::modulus); }
+
+bool scalar_from_le(Fr& out, std::span<const uint8_t, 32> in) { return out.from_bytes_le(in.data()); }
+
+bool base_from_lem(Fp& out, std::span<const uint8_t, 48> in) {
+  uint64_t v[6];
+  limbs_from_le<6>(v, in.data());
+  if (!limbs_less<6>(v, FpParams::modulus)) return false;
+  for (int i = 0; i < 6; ++i) out.l[i] = v[i];
+  return true;
+}
+
+void base_to_lem(uint8_t out[48], const Fp& x) { limbs_to_le<6>(out, x.l); }
+
+bool zkey_coefficient_from_bytes(Fr& out, std::span<const uint8_t, 32> in) {
+  uint64_t v[4];
+  limbs_from_le<4>(v, in.data());
+  if (!limbs_less<4>(v, FrParams::modulus)) return false;
+  // v = coef·R² read as a Montgomery form stands for coef·R; one reduction (a Montgomery
+  // multiplication by the plain integer 1) leaves coef·R, the Montgomery form of coef.
+  Fr raw;
+  for (int i = 0; i < 4; ++i) raw.l[i] = v[i];
+  uint64_t c[4];
+  raw.to_canonical(c);
+  for (int i = 0; i < 4; ++i) out.l[i] = c[i];
+  return true;
+}
+
+void zkey_coefficient_to_bytes(uint8_t out[32], const Fr& coef) {
+  // Montgomery form coef·R, times R² and reduced once: coef·R².
+  Fr r2_raw;  // the integer R² mod r as raw limbs: a Montgomery multiplication by it multiplies by R
+  for (int i = 0; i < 4; ++i) r2_raw.l[i] = Fr::Consts::r2.v[i];
+  const Fr stored = coef * r2_raw;
+  limbs_to_le<4>(out, stored.l);
+}
+
+const char* to_string(PointError e) {
+  switch (e) {
+    case PointError::ok: return "ok";
+    case PointError::coordinate_not_canonical: return "coordinate not below the base-field prime";
+    case PointError::not_on_curve: return "not on the curve";
+    case PointError::not_in_subgroup: return "not in the prime-order subgroup";
+  }
+  return "unknown";
+}
+
+PointError g1_from_lem(G1Affine& out, std::span<const uint8_t, kZkeyG1Bytes> in, bool subgroup_check) {
+  G1Affine p;
+  if (!base_from_lem(p.x, in.subspan<0, 48>()) || !base_from_lem(p.y, in.subspan<48, 48>()))
+    return PointError::coordinate_not_canonical;
+  if (!p.is_on_curve()) return PointError::not_on_curve;
+  if (subgroup_check && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
+  out = p;
+  return PointError::ok;
+}
+
+PointError g2_from_lem(G2Affine& out, std::span<const uint8_t, kZkeyG2Bytes> in, bool subgroup_check) {
+  G2Affine p;
+  if (!base_from_lem(p.x.c0, in.subspan<0, 48>()) || !base_from_lem(p.x.c1, in.subspan<48, 48>()) ||
+      !base_from_lem(p.y.c0, in.subspan<96, 48>()) || !base_from_lem(p.y.c1, in.subspan<144, 48>()))
+    return PointError::coordinate_not_canonical;
+  if (!p.is_on_curve()) return PointError::not_on_curve;
+  if (subgroup_check && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
+  out = p;
+  return PointError::ok;
+}
+
+void g1_to_lem(uint8_t out[kZkeyG1Bytes], const G1Affine& p) {
+  base_to_lem(out, p.x);
+  base_to_lem(out + 48, p.y);
+}
+
+void g2_to_lem(uint8_t out[kZkeyG2Bytes], const G2Affine& p) {
+  base_to_lem(out, p.x.c0);
+  base_to_lem(out + 48, p.x.c1);
+  base_to_lem(out + 96, p.y.c0);
+  base_to_lem(out + 144, p.y.c1);
+}
+
+}  // namespace pp

@@ -1,0 +1,329 @@
+// snarkjs interoperability: zkey <-> proving key, wtns -> witness, and snarkjs's JSON files.
+#include "proofpipe/io/snarkjs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "proofpipe/groth16/convention.hpp"
+#include "proofpipe/io/decimal.hpp"
+#include "proofpipe/io/witness.hpp"
+#include "proofpipe/ntt/ntt.hpp"
+#include "proofpipe/pairing/pairing.hpp"
+
+namespace pp {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void set_bit(std::vector<uint64_t>& bits, std::size_t i) { bits[i / 64] |= uint64_t(1) << (i % 64); }
+
+Json g1_json(const G1Affine& p) {
+  if (p.is_infinity()) return Json::array({"0", "1", "0"});
+  return Json::array({to_decimal(p.x), to_decimal(p.y), "1"});
+}
+Json fp2_json(const Fp2& x) { return Json::array({to_decimal(x.c0), to_decimal(x.c1)}); }
+Json g2_json(const G2Affine& p) {
+  if (p.is_infinity()) return Json::array({Json::array({"0", "0"}), Json::array({"1", "0"}), Json::array({"0", "0"})});
+  return Json::array({fp2_json(p.x), fp2_json(p.y), Json::array({"1", "0"})});
+}
+
+// ---- reading JSON ----
+class JsonReader {
+ public:
+  explicit JsonReader(const std::filesystem::path& path) : name_(path.string()) {
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error(name_ + ": cannot open");
+    try {
+      root_ = Json::parse(f);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(name_ + ": not valid JSON: " + e.what());
+    }
+    if (!root_.is_object()) fail("", "expected a JSON object");
+  }
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw std::runtime_error(name_ + (field.empty() ? "" : ": " + field) + ": " + what);
+  }
+  const Json& field(const std::string& key) const {
+    if (!root_.contains(key)) fail(key, "missing");
+    return root_.at(key);
+  }
+  const Json& root() const { return root_; }
+
+  template <class F>
+  F element(const Json& j, const std::string& where) const {
+    if (!j.is_string()) fail(where, "expected a decimal string");
+    const std::optional<F> x = from_decimal<F>(j.get<std::string>());
+    if (!x) fail(where, "\"" + j.get<std::string>() + "\" is not a decimal number below the field's modulus");
+    return *x;
+  }
+  const Json& array(const Json& j, std::size_t size, const std::string& where) const {
+    if (!j.is_array() || j.size() != size) fail(where, "expected an array of " + std::to_string(size));
+    return j;
+  }
+  // [x, y, z] projective (snarkjs writes z = 1; "0" for infinity) -> affine.
+  G1Affine g1(const Json& j, const std::string& where) const {
+    array(j, 3, where);
+    const Fp x = element<Fp>(j[0], where + "[0]"), y = element<Fp>(j[1], where + "[1]"),
+             z = element<Fp>(j[2], where + "[2]");
+    G1Affine p;
+    if (z.is_zero()) return G1Affine::infinity();
+    const Fp zi = z.inverse(), zi2 = zi.sqr();
+    p = G1Affine{x * zi2, y * zi2 * zi};  // Jacobian, as ffjavascript's fromObject reads it
+    if (!p.is_on_curve()) fail(where, "not on the curve");
+    return p;
+  }
+  Fp2 fp2(const Json& j, const std::string& where) const {
+    array(j, 2, where);
+    return Fp2{element<Fp>(j[0], where + "[0]"), element<Fp>(j[1], where + "[1]")};
+  }
+  G2Affine g2(const Json& j, const std::string& where) const {
+    array(j, 3, where);
+    const Fp2 x = fp2(j[0], where + "[0]"), y = fp2(j[1], where + "[1]"), z = fp2(j[2], where + "[2]");
+    if (z.is_zero()) return G2Affine::infinity();
+    const Fp2 zi = z.inverse(), zi2 = zi.sqr();
+    G2Affine p{x * zi2, y * zi2 * zi};
+    if (!p.is_on_curve()) fail(where, "not on the curve");
+    return p;
+  }
+
+ private:
+  std::string name_;
+  Json root_;
+};
+
+void expect_groth16_bls(const JsonReader& in, bool curve_required) {
+  if (in.root().contains("protocol") && in.field("protocol") != "groth16")
+    in.fail("protocol", "is not \"groth16\"");
+  if (curve_required || in.root().contains("curve")) {
+    const Json& c = in.field("curve");
+    if (c != "bls12381")
+      in.fail("curve", c.dump() + " is not \"bls12381\" (proofpipe proves and verifies on BLS12-381 only)");
+  }
+}
+
+}  // namespace
+
+Densities zkey_densities(const Zkey& z) {
+  const std::size_t num_inputs = z.num_public + 1, num_aux = z.num_vars - num_inputs;
+  std::vector<uint64_t> a_col((z.num_vars + 63) / 64, 0), b_col((z.num_vars + 63) / 64, 0);
+  for (const ZkeyCoefficient& c : z.coefficients) set_bit(c.matrix == 0 ? a_col : b_col, c.signal);
+  for (std::size_t i = 0; i < z.num_vars; ++i) {
+    if (!z.a[i].is_infinity()) set_bit(a_col, i);
+    if (!z.b1[i].is_infinity() || !z.b2[i].is_infinity()) set_bit(b_col, i);
+  }
+  Densities d;
+  d.a_aux.assign((num_aux + 63) / 64, 0);
+  d.b_aux.assign((num_aux + 63) / 64, 0);
+  d.b_input.assign((num_inputs + 63) / 64, 0);
+  for (std::size_t i = 0; i < num_inputs; ++i)
+    if (test_bit(b_col, i)) set_bit(d.b_input, i);
+  for (std::size_t j = 0; j < num_aux; ++j) {
+    if (test_bit(a_col, num_inputs + j)) set_bit(d.a_aux, j);
+    if (test_bit(b_col, num_inputs + j)) set_bit(d.b_aux, j);
+  }
+  return d;
+}
+
+namespace {
+
+// Everything but the H and L queries, which the callers copy or move.
+ProvingKey key_without_h_l(const Zkey& z) {
+  if (z.a.size() != z.num_vars || z.b1.size() != z.num_vars || z.b2.size() != z.num_vars)
+    throw std::invalid_argument("proving_key_from_zkey: the zkey's point sections were not read");
+  const Densities d = zkey_densities(z);
+  const std::size_t num_inputs = z.num_public + 1;
+  ProvingKey pk;
+  pk.convention = kSnarkjsConvention;
+  pk.vk = z.vk;
+  for (std::size_t i = 0; i < z.num_vars; ++i) {
+    const bool input = i < num_inputs;
+    if (input || test_bit(d.a_aux, i - num_inputs)) pk.a.push_back(z.a[i]);
+    if (input ? test_bit(d.b_input, i) : test_bit(d.b_aux, i - num_inputs)) {
+      pk.b_g1.push_back(z.b1[i]);
+      pk.b_g2.push_back(z.b2[i]);
+    }
+  }
+  return pk;
+}
+
+}  // namespace
+
+ProvingKey proving_key_from_zkey(const Zkey& z) {
+  ProvingKey pk = key_without_h_l(z);
+  pk.h = z.h;
+  pk.l = z.c;
+  return pk;
+}
+
+ProvingKey proving_key_from_zkey(Zkey&& z) {
+  ProvingKey pk = key_without_h_l(z);
+  pk.h = std::move(z.h);
+  pk.l = std::move(z.c);
+  return pk;
+}
+
+Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values) {
+  if (values.size() != z.num_vars)
+    throw std::invalid_argument("the witness has " + std::to_string(values.size()) + " values, the zkey's circuit has " +
+                                "nVars = " + std::to_string(z.num_vars) +
+                                " (the witness belongs to another circuit or another compilation)");
+  if (!values[0].is_one()) throw std::invalid_argument("witness value 0 must be the constant 1");
+  Witness w;
+  w.a.assign(z.domain_size, Fr::zero());
+  w.b.assign(z.domain_size, Fr::zero());
+  for (const ZkeyCoefficient& c : z.coefficients)
+    accumulate_product(c.matrix == 0 ? w.a[c.constraint] : w.b[c.constraint], c.value, values[c.signal]);
+  w.c.resize(z.domain_size);
+  for (std::size_t k = 0; k < z.domain_size; ++k) w.c[k] = w.a[k] * w.b[k];
+  const std::size_t num_inputs = z.num_public + 1;
+  w.input.assign(values.begin(), values.begin() + std::ptrdiff_t(num_inputs));
+  w.aux.assign(values.begin() + std::ptrdiff_t(num_inputs), values.end());
+  w.densities = zkey_densities(z);
+  return w;
+}
+
+Zkey zkey_from_proving_key(const ProvingKey& pk_in, const R1cs& circuit) {
+  circuit.validate();
+  const std::size_t num_inputs = circuit.num_inputs, num_aux = circuit.num_aux, m0 = circuit.num_constraints();
+  const Densities d = column_densities(circuit);
+  auto expect = [](const char* what, std::size_t got, std::size_t want) {
+    if (got != want)
+      throw std::invalid_argument(std::string("the proving key does not fit the circuit: ") + what + " has " +
+                                  std::to_string(got) + " points, the circuit needs " + std::to_string(want));
+  };
+  expect("IC", pk_in.vk.ic.size(), num_inputs);
+  expect("L", pk_in.l.size(), num_aux);
+  expect("A", pk_in.a.size(), num_inputs + count_bits(d.a_aux));
+  expect("B_G1", pk_in.b_g1.size(), count_bits(d.b_input) + count_bits(d.b_aux));
+  expect("B_G2", pk_in.b_g2.size(), pk_in.b_g1.size());
+  const std::size_t n = pk_in.convention.h_basis == HBasis::bellman ? pk_in.h.size() + 1 : pk_in.h.size();
+  const Domain domain = Domain::at_least(m0 + num_inputs);
+  expect("H (domain size)", n, domain.size());
+
+  // H in snarkjs's basis on generator 5. bellman's points do not depend on the generator, so a
+  // bellman-basis key is relabelled first; a snarkjs-basis key on another generator goes
+  // through bellman's basis (exactly).
+  ProvingKey pk = pk_in;
+  if (!(pk.convention == kSnarkjsConvention)) {
+    const uint64_t rows_generator = pk.convention.domain_generator;
+    if (pk.convention.h_basis == HBasis::snarkjs) pk = change_h_basis(pk, HBasis::bellman);
+    pk.convention.domain_generator = Domain::kSnarkjsGenerator;
+    pk = change_h_basis(pk, HBasis::snarkjs);
+    pk.convention.domain_generator = rows_generator;  // where the circuit's rows are, for the renumbering
+  }
+  const uint64_t stride = row_stride(domain.lg(), pk.convention.domain_generator, Domain::kSnarkjsGenerator);
+  auto row = [&](std::size_t k) { return uint32_t((unsigned __int128)stride * k % n); };
+
+  Zkey z;
+  z.num_vars = num_inputs + num_aux;
+  z.num_public = num_inputs - 1;
+  z.domain_size = n;
+  z.vk = pk.vk;
+  for (std::size_t k = 0; k < m0; ++k) {
+    for (uint32_t matrix : {0u, 1u}) {
+      const SparseMatrix& m = matrix == 0 ? circuit.a : circuit.b;
+      for (uint64_t e = m.row_start[k]; e < m.row_start[k + 1]; ++e)
+        z.coefficients.push_back(ZkeyCoefficient{matrix, row(k), m.column[e], m.value[e]});
+    }
+  }
+  for (std::size_t i = 0; i < num_inputs; ++i)
+    z.coefficients.push_back(ZkeyCoefficient{0, row(m0 + i), uint32_t(i), Fr::one()});
+
+  // A, B1, B2 for every variable: the filtered queries with infinity for the empty columns.
+  z.a.assign(z.num_vars, G1Affine::infinity());
+  z.b1.assign(z.num_vars, G1Affine::infinity());
+  z.b2.assign(z.num_vars, G2Affine::infinity());
+  std::size_t ai = 0, bi = 0;
+  for (std::size_t i = 0; i < z.num_vars; ++i) {
+    const bool input = i < num_inputs;
+    if (input || test_bit(d.a_aux, i - num_inputs)) z.a[i] = pk.a[ai++];
+    if (input ? test_bit(d.b_input, i) : test_bit(d.b_aux, i - num_inputs)) {
+      z.b1[i] = pk.b_g1[bi];
+      z.b2[i] = pk.b_g2[bi++];
+    }
+  }
+  z.c = pk.l;
+  z.h = pk.h;
+  return z;
+}
+
+Zkey zkey_test_setup(const R1cs& circuit, uint64_t seed) {
+  // Made directly in snarkjs's convention (rows on generator 5, snarkjs's H points), so no basis
+  // change is needed and the points are exactly what a ceremony with this tau would give.
+  return zkey_from_proving_key(setup(circuit, seed, {}, kSnarkjsConvention), circuit);
+}
+
+// ---------------------------------------------------------------------------------------------
+std::string vk_to_snarkjs_json(const VerifyingKey& vk) {
+  // ffjavascript's final exponentiation (zkcrypto's addition chain, as @noble/curves') yields
+  // e(P, Q)^3; proofpipe's pairing() is e(P, Q) exactly (pairing.hpp), so cube it to match.
+  const Fp12 e = pairing(vk.alpha_g1, vk.beta_g2);
+  const Fp12 ab = e * e * e;
+  auto fp6 = [](const Fp6& x) { return Json::array({fp2_json(x.c0), fp2_json(x.c1), fp2_json(x.c2)}); };
+  Json j;
+  j["protocol"] = "groth16";
+  j["curve"] = "bls12381";
+  j["nPublic"] = vk.ic.size() - 1;
+  j["vk_alpha_1"] = g1_json(vk.alpha_g1);
+  j["vk_beta_2"] = g2_json(vk.beta_g2);
+  j["vk_gamma_2"] = g2_json(vk.gamma_g2);
+  j["vk_delta_2"] = g2_json(vk.delta_g2);
+  j["vk_alphabeta_12"] = Json::array({fp6(ab.c0), fp6(ab.c1)});
+  Json ic = Json::array();
+  for (const G1Affine& p : vk.ic) ic.push_back(g1_json(p));
+  j["IC"] = ic;
+  return j.dump(1);
+}
+
+VerifyingKey read_snarkjs_vk(const std::filesystem::path& path) {
+  const JsonReader in(path);
+  expect_groth16_bls(in, true);
+  VerifyingKey vk;
+  vk.alpha_g1 = in.g1(in.field("vk_alpha_1"), "vk_alpha_1");
+  vk.beta_g2 = in.g2(in.field("vk_beta_2"), "vk_beta_2");
+  vk.gamma_g2 = in.g2(in.field("vk_gamma_2"), "vk_gamma_2");
+  vk.delta_g2 = in.g2(in.field("vk_delta_2"), "vk_delta_2");
+  const Json& ic = in.field("IC");
+  if (!ic.is_array() || ic.empty()) in.fail("IC", "expected a non-empty array");
+  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(in.g1(ic[i], "IC[" + std::to_string(i) + "]"));
+  if (in.root().contains("nPublic")) {
+    const Json& np = in.field("nPublic");
+    if (!np.is_number_unsigned() || np.get<std::size_t>() + 1 != vk.ic.size())
+      in.fail("nPublic", "does not match the " + std::to_string(vk.ic.size()) + " IC points");
+  }
+  return vk;
+}
+
+std::string proof_to_snarkjs_json(const Proof& proof) { return proof_to_json(proof); }
+
+Proof read_snarkjs_proof(const std::filesystem::path& path) {
+  const JsonReader in(path);
+  expect_groth16_bls(in, false);
+  Proof p;
+  p.a = in.g1(in.field("pi_a"), "pi_a");
+  p.b = in.g2(in.field("pi_b"), "pi_b");
+  p.c = in.g1(in.field("pi_c"), "pi_c");
+  if (!is_in_subgroup(p.a)) in.fail("pi_a", "not in the prime-order subgroup");
+  if (!is_in_subgroup(p.b)) in.fail("pi_b", "not in the prime-order subgroup");
+  if (!is_in_subgroup(p.c)) in.fail("pi_c", "not in the prime-order subgroup");
+  return p;
+}
+
+std::string public_to_snarkjs_json(std::span<const Fr> inputs_without_one) {
+  Json j = Json::array();
+  for (const Fr& x : inputs_without_one) j.push_back(to_decimal(x));
+  return j.dump(1);
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error(path.string() + ": cannot open for writing");
+  f << text;
+  f.close();
+  if (!f) throw std::runtime_error(path.string() + ": write failed");
+}
+
+}  // namespace pp

@@ -1,0 +1,264 @@
+// snarkjs Groth16 `.zkey` files: section-table reader with parallel point checks, and the writer.
+#include "proofpipe/io/zkey.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace pp {
+namespace {
+
+constexpr uint32_t kProtocolGroth16 = 1;
+constexpr uint32_t kMaxDomainLg = 31;  // snarkjs's H step needs the 2n-th root; Fr's 2-adicity is 32
+constexpr std::size_t kCoefficientBytes = 12 + 32;
+
+template <class P, std::size_t B, class Decode>
+std::vector<P> read_points(SectionReader& in, uint64_t count, const char* what, bool subgroup, Decode decode) {
+  in.need_items(count, B, what);
+  const uint64_t base = in.offset();
+  const std::span<const uint8_t> data = in.bytes(count * B, what);
+  std::vector<P> out(count);
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  std::atomic<uint64_t> first_bad{kNone};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      if (i >= first_bad.load(std::memory_order_relaxed)) return;
+      if (decode(out[i], std::span<const uint8_t, B>(data.data() + i * B, B), subgroup) != PointError::ok) {
+        uint64_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  });
+  const uint64_t bad = first_bad.load();
+  if (bad != kNone) {
+    P p;
+    const PointError e = decode(p, std::span<const uint8_t, B>(data.data() + bad * B, B), subgroup);
+    in.fail_at(base + bad * B, std::string(what) + " point " + std::to_string(bad) + " of " + std::to_string(count) +
+                                   ": " + to_string(e));
+  }
+  return out;
+}
+
+G1Affine read_g1(SectionReader& in, const char* what) {
+  const uint64_t at = in.offset();
+  G1Affine p;
+  const PointError e = g1_from_lem(p, in.bytes(kZkeyG1Bytes, what).first<kZkeyG1Bytes>(), true);
+  if (e != PointError::ok) in.fail_at(at, std::string(what) + ": " + to_string(e));
+  return p;
+}
+
+G2Affine read_g2(SectionReader& in, const char* what) {
+  const uint64_t at = in.offset();
+  G2Affine p;
+  const PointError e = g2_from_lem(p, in.bytes(kZkeyG2Bytes, what).first<kZkeyG2Bytes>(), true);
+  if (e != PointError::ok) in.fail_at(at, std::string(what) + ": " + to_string(e));
+  return p;
+}
+
+void read_header(const BinFile& file, Zkey& z) {
+  {
+    SectionReader in = file.section(1, "header");
+    const uint32_t protocol = in.u32("protocol");
+    if (protocol != kProtocolGroth16)
+      in.fail("protocol " + std::to_string(protocol) + " is not Groth16 (1; 2 is PLONK, 10 FFLONK)");
+    in.expect_end();
+  }
+  SectionReader in = file.section(2, "Groth16 header");
+  const uint32_t n8q = in.u32("n8q");
+  const uint64_t q_at = in.offset();
+  if (n8q != 48 || !is_base_prime(in.bytes(n8q, "q")))
+    in.fail_at(q_at, "wrong curve: the base-field prime (" + std::to_string(n8q) +
+                         " bytes) is not BLS12-381's; proofpipe proves on BLS12-381 only (circom --prime bls12381, "
+                         "snarkjs powersoftau new bls12381)");
+  const uint32_t n8r = in.u32("n8r");
+  const uint64_t r_at = in.offset();
+  if (n8r != 32 || !is_scalar_prime(in.bytes(n8r, "r")))
+    in.fail_at(r_at, "wrong curve: the scalar-field prime is not BLS12-381's r");
+  z.num_vars = in.u32("nVars");
+  z.num_public = in.u32("nPublic");
+  z.domain_size = in.u32("domainSize");
+  if (z.num_public + 1 > z.num_vars)
+    in.fail("nPublic = " + std::to_string(z.num_public) + " leaves no room for the constant one in nVars = " +
+            std::to_string(z.num_vars));
+  if (z.domain_size < 2 || (z.domain_size & (z.domain_size - 1)) != 0 || z.domain_size > (std::size_t(1) << kMaxDomainLg))
+    in.fail("domainSize " + std::to_string(z.domain_size) + " is not a power of two in 2..2^31");
+  z.vk.alpha_g1 = read_g1(in, "alpha_1");
+  z.vk.beta_g1 = read_g1(in, "beta_1");
+  z.vk.beta_g2 = read_g2(in, "beta_2");
+  z.vk.gamma_g2 = read_g2(in, "gamma_2");
+  z.vk.delta_g1 = read_g1(in, "delta_1");
+  z.vk.delta_g2 = read_g2(in, "delta_2");
+  in.expect_end();
+}
+
+}  // namespace
+
+Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options) {
+  const BinFile file(bytes, name, "zkey", 1);
+  Zkey z;
+  read_header(file, z);
+  {
+    SectionReader in = file.section(3, "IC");
+    in.need_items(z.num_public + 1, kZkeyG1Bytes, "IC");
+    z.vk.ic = read_points<G1Affine, kZkeyG1Bytes>(in, z.num_public + 1, "IC", true, g1_from_lem);
+    in.expect_end();
+  }
+  SectionReader coeffs = file.section(4, "coefficients");
+  const uint32_t num_coefficients = coeffs.u32("coefficient count");
+  coeffs.need_items(num_coefficients, kCoefficientBytes, "coefficients");
+  if (options.header_only) {
+    z.coefficients.resize(num_coefficients);  // sizes only: `info` reports the count
+    for (uint32_t id : {5u, 6u, 7u, 8u, 9u}) (void)file.section(id, "point section");
+    return z;
+  }
+  z.coefficients.resize(num_coefficients);
+  for (uint32_t k = 0; k < num_coefficients; ++k) {
+    const uint64_t at = coeffs.offset();
+    ZkeyCoefficient& c = z.coefficients[k];
+    c.matrix = coeffs.u32("matrix");
+    c.constraint = coeffs.u32("constraint");
+    c.signal = coeffs.u32("signal");
+    auto which = [k] { return "coefficient " + std::to_string(k); };  // built only for an error
+    if (c.matrix > 1) coeffs.fail_at(at, which() + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
+    if (c.constraint >= z.domain_size)
+      coeffs.fail_at(at, which() + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
+                             std::to_string(z.domain_size));
+    if (c.signal >= z.num_vars)
+      coeffs.fail_at(at, which() + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
+    const uint64_t v_at = coeffs.offset();
+    if (!zkey_coefficient_from_bytes(c.value, coeffs.bytes(32, "value").first<32>()))
+      coeffs.fail_at(v_at, which() + ": value is not below r");
+  }
+  coeffs.expect_end();
+
+  const bool sub = options.subgroup_check;
+  auto g1_section = [&](uint32_t id, const char* what, std::size_t count) {
+    SectionReader in = file.section(id, what);
+    if (in.remaining() != count * kZkeyG1Bytes)
+      in.fail(std::string(what) + ": " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(count) +
+              " points × 96 = " + std::to_string(count * kZkeyG1Bytes));
+    return read_points<G1Affine, kZkeyG1Bytes>(in, count, what, sub, g1_from_lem);
+  };
+  z.a = g1_section(5, "A", z.num_vars);
+  z.b1 = g1_section(6, "B1", z.num_vars);
+  {
+    SectionReader in = file.section(7, "B2");
+    if (in.remaining() != z.num_vars * kZkeyG2Bytes)
+      in.fail("B2: " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(z.num_vars) +
+              " points × 192 = " + std::to_string(z.num_vars * kZkeyG2Bytes));
+    z.b2 = read_points<G2Affine, kZkeyG2Bytes>(in, z.num_vars, "B2", sub, g2_from_lem);
+  }
+  z.c = g1_section(8, "C", z.num_vars - z.num_public - 1);
+  z.h = g1_section(9, "H", z.domain_size);
+  if (file.has(10)) {
+    SectionReader in = file.section(10, "MPC parameters");
+    const auto raw = in.bytes(in.remaining(), "MPC parameters");
+    z.mpc_params.assign(raw.begin(), raw.end());
+  }
+  return z;
+}
+
+Zkey read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options) {
+  const MappedFile file(path);
+  return parse_zkey(file.bytes(), path.string(), options);
+}
+
+std::vector<uint8_t> encode_zkey(const Zkey& z) {
+  auto expect = [](const char* what, std::size_t got, std::size_t want) {
+    if (got != want)
+      throw std::invalid_argument(std::string("encode_zkey: ") + what + " has " + std::to_string(got) +
+                                  " entries, expected " + std::to_string(want));
+  };
+  if (z.num_vars < z.num_public + 1) throw std::invalid_argument("encode_zkey: nVars < nPublic + 1");
+  if (z.num_vars > std::numeric_limits<uint32_t>::max() || z.domain_size > (std::size_t(1) << kMaxDomainLg) ||
+      z.coefficients.size() > std::numeric_limits<uint32_t>::max())
+    throw std::invalid_argument("encode_zkey: sizes beyond the format's u32 fields");
+  expect("ic", z.vk.ic.size(), z.num_public + 1);
+  expect("a", z.a.size(), z.num_vars);
+  expect("b1", z.b1.size(), z.num_vars);
+  expect("b2", z.b2.size(), z.num_vars);
+  expect("c", z.c.size(), z.num_vars - z.num_public - 1);
+  expect("h", z.h.size(), z.domain_size);
+
+  BinFileWriter w("zkey", 1, 10);
+  uint8_t g1[kZkeyG1Bytes], g2[kZkeyG2Bytes], fr[32];
+  auto put_g1 = [&](const G1Affine& p) {
+    g1_to_lem(g1, p);
+    w.bytes(g1);
+  };
+  auto put_g2 = [&](const G2Affine& p) {
+    g2_to_lem(g2, p);
+    w.bytes(g2);
+  };
+  auto put_prime = [&](const auto& modulus, int limbs) {
+    for (int i = 0; i < limbs; ++i) w.u64(modulus.v[i]);
+  };
+  w.begin_section(1);
+  w.u32(kProtocolGroth16);
+  w.end_section();
+  w.begin_section(2);
+  w.u32(48);
+  put_prime(FpParams::modulus, 6);
+  w.u32(32);
+  put_prime(FrParams::modulus, 4);
+  w.u32(uint32_t(z.num_vars));
+  w.u32(uint32_t(z.num_public));
+  w.u32(uint32_t(z.domain_size));
+  put_g1(z.vk.alpha_g1);
+  put_g1(z.vk.beta_g1);
+  put_g2(z.vk.beta_g2);
+  put_g2(z.vk.gamma_g2);
+  put_g1(z.vk.delta_g1);
+  put_g2(z.vk.delta_g2);
+  w.end_section();
+  w.begin_section(3);
+  for (const G1Affine& p : z.vk.ic) put_g1(p);
+  w.end_section();
+  w.begin_section(4);
+  w.u32(uint32_t(z.coefficients.size()));
+  for (const ZkeyCoefficient& c : z.coefficients) {
+    w.u32(c.matrix);
+    w.u32(c.constraint);
+    w.u32(c.signal);
+    zkey_coefficient_to_bytes(fr, c.value);
+    w.bytes(fr);
+  }
+  w.end_section();
+  w.begin_section(5);
+  for (const G1Affine& p : z.a) put_g1(p);
+  w.end_section();
+  w.begin_section(6);
+  for (const G1Affine& p : z.b1) put_g1(p);
+  w.end_section();
+  w.begin_section(7);
+  for (const G2Affine& p : z.b2) put_g2(p);
+  w.end_section();
+  w.begin_section(8);
+  for (const G1Affine& p : z.c) put_g1(p);
+  w.end_section();
+  w.begin_section(9);
+  for (const G1Affine& p : z.h) put_g1(p);
+  w.end_section();
+  w.begin_section(10);
+  if (z.mpc_params.empty()) {
+    // An empty transcript: a zero circuit hash and no contributions. `snarkjs zkey verify`
+    // rejects it (there is no ceremony to check), proving and exporting the VK need nothing more.
+    const std::vector<uint8_t> cs_hash(64, 0);
+    w.bytes(cs_hash);
+    w.u32(0);
+  } else {
+    w.bytes(z.mpc_params);
+  }
+  w.end_section();
+  return w.finish();
+}
+
+void write_zkey(const std::filesystem::path& path, const Zkey& zkey) { write_file_bytes(path, encode_zkey(zkey)); }
+
+}  // namespace pp
