@@ -226,7 +226,7 @@ std::string lg_of(uint64_t chunk) {
   throw PlanError(
       fmt::format("memory plan: vram budget {} ({} bytes) is below the minimum {} ({} bytes) for a "
                   "2^{} domain with {} variables{}: the smallest plan ({} SRS, one partition, MSM "
-                  "pieces of {} points) needs it, and {}",
+                  "pieces of {} points) needs that much; {}",
                   format_bytes(budget), budget, format_bytes(minimum), minimum, s.lg, s.num_variables(),
                   requested == SrsPlacement::automatic ? "" : fmt::format(" and a {} SRS", to_string(requested)),
                   to_string(o.ch.srs), lg_of(o.ch.chunk), what),
