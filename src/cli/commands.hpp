@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace pp::cli {
 
 struct SelfcheckOptions {
@@ -52,6 +56,20 @@ struct VerifyOptions {
 int run_verify(const VerifyOptions& options);
 
 int run_info(const std::filesystem::path& file);
+
+// `info --plan`: the GPU memory plan (engine/plan.hpp) for the synthetic PoRep shape at --lg, or
+// for the sizes of a .params key given as the info FILE.
+struct PlanCliOptions {
+  bool enabled = false;  // --plan
+  std::optional<int> lg;
+  std::size_t public_inputs = 8;
+  std::string vram_budget;              // empty: the device memory less the context reserve
+  std::string device_memory = "141GB";  // an H200 when no GPU is queried
+  int gw = 2;
+  std::string srs = "auto";
+};
+void add_plan_options(CLI::App* info, PlanCliOptions& options);
+int run_info_plan(const PlanCliOptions& options, const std::filesystem::path& key_file);
 // `info` for the iden3 formats: false when `magic` (the first four bytes) is none of them.
 bool run_info_iden3(const std::filesystem::path& file, const std::string& magic);
 

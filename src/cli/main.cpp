@@ -105,8 +105,11 @@ int main(int argc, char** argv) {
                     "Make the key in bellman's convention, write it here as .params, and convert it to the .zkey");
 
   std::filesystem::path info_file;
-  auto* in = app.add_subcommand("info", "Describe a .zkey, .wtns, .r1cs, .params or .ppw file");
-  in->add_option("file", info_file, "File to describe")->required()->check(CLI::ExistingFile);
+  pp::cli::PlanCliOptions plan;
+  auto* in = app.add_subcommand("info", "Describe a .zkey, .wtns, .r1cs, .params or .ppw file, or the GPU memory plan");
+  in->add_option("file", info_file, "File to describe (with --plan: the .params key to plan for)")
+      ->check(CLI::ExistingFile);
+  pp::cli::add_plan_options(in, plan);
 
   auto* bench = app.add_subcommand("bench", "Benchmarks");
   bench->require_subcommand(1);
@@ -164,7 +167,11 @@ int main(int argc, char** argv) {
       for (auto* sub : zk->get_subcommands()) zkey.action = sub->get_name();
       return pp::cli::run_zkey(zkey);
     }
-    if (in->parsed()) return pp::cli::run_info(info_file);
+    if (in->parsed()) {
+      if (plan.enabled) return pp::cli::run_info_plan(plan, info_file);
+      if (info_file.empty()) throw std::invalid_argument("info: give a FILE to describe, or --plan");
+      return pp::cli::run_info(info_file);
+    }
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;

@@ -1,0 +1,184 @@
+// Device memory plan for Groth16 proving of one circuit shape on one GPU (pure CPU logic).
+//
+// All device memory of a proving GPU is one arena, allocated once at start and cut into named
+// regions at fixed offsets. The planner decides, from the device memory, a budget, the circuit's
+// sizes and the number of workers per GPU (gw):
+//   * where the SRS lives: resident (every key point uploaded once and reused) or streamed in
+//     chunks through two device chunk buffers (double buffering) from the pinned host copy;
+//   * how many partitions can be in flight and how many can hold staged a, b, c at once;
+//   * the MSM piece size (points per MSM invocation) and windows, which fix the workspace.
+// A plan never exceeds its budget: every region's size is an upper bound of what the GPU code
+// uses, the regions are disjoint, and plan_violations() re-checks both. Below the smallest
+// feasible budget plan_memory() throws PlanError naming the budget, the minimum and what did
+// not fit. docs/PLANNER.md explains the choices.
+//
+// Regions and who may touch them while proving (the engine hands slots out through tokens):
+//   shared      written once at start, then read-only: NTT tables; resident SRS and the
+//               variable index of every A and B point (for gathering tail MSM points).
+//   compute     used only by the worker holding the GPU's compute token: the MSM workspace and
+//               either the tail gather buffer (resident) or the two SRS chunk buffers (streamed).
+//   stage[i]    a, b, c of one partition: held from staging until its H MSM has run (h ends in
+//               a), then released, so the next partition stages while this one's other MSMs run.
+//   msm[i]      what a partition needs until its last MSM: the per-MSM result sums, and with a
+//               resident SRS the assignment (tail scalars) and the 0/1/other bitmaps.
+//               A partition holds one msm slot from staging to the end; msm slots >= stage slots.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pp::engine {
+
+// ---- sizes the GPU code works with ----
+inline constexpr uint64_t kScalarBytes = 32;    // Fr
+inline constexpr uint64_t kG1AffineBytes = 96;  // x, y in Fp (48 bytes each)
+inline constexpr uint64_t kG2AffineBytes = 192;
+inline constexpr uint64_t kG1XyzzBytes = 192;  // X, Y, ZZ, ZZZ
+inline constexpr uint64_t kG2XyzzBytes = 384;
+inline constexpr uint64_t kRegionAlign = 256;  // every region and workspace piece starts here
+inline constexpr uint64_t kMiB = uint64_t(1) << 20, kGiB = uint64_t(1) << 30;
+// Kept outside the arena when the budget defaults to the device: CUDA context, module images,
+// kernel stacks and the driver's own allocations.
+inline constexpr uint64_t kDefaultReserve = 512 * kMiB;
+// Smallest MSM piece the planner considers (smaller ones spend more on bucket reduction than
+// on points) and the largest (the GPU MSM indexes a piece's points with 31 bits).
+inline constexpr uint64_t kMinMsmChunk = uint64_t(1) << 16;
+inline constexpr uint64_t kMaxMsmChunk = uint64_t(1) << 30;
+
+enum class Curve { g1, g2 };
+
+// Windows of c bits over a 255-bit scalar: floor(255 / c) + 1 (signed digits need the extra one).
+int msm_windows(int c);
+// The GPU MSM's default window for m points: clamp(ceil(log2 m) - 4, 4, 21).
+int default_msm_window(uint64_t m);
+// Upper bound of the GPU MSM workspace for m points and window c (each piece 256-byte aligned):
+// keys/values 4 x 4 B x m; radix-sort temporary 8 B x m + 64 MiB; buckets W x 2^(c-1) XYZZ;
+// head and tail ceil(m/32) XYZZ each; reduction chunks W x ceil(B/L) XYZZ with
+// L = clamp((W B) >> 17, 4, 64), and W x ceil(that / 1024) XYZZ of scratch; the long-chain list.
+// Monotone in m and in c. 0 for m == 0.
+uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c);
+// Upper bound of the bitmap batch addition workspace for m points: ceil(m/64) XYZZ partial
+// sums plus ceil(that / 1024) of scratch.
+uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
+// Upper bound of the NTT twiddle tables of a 2^lg domain (forward, inverse, coset shift and its
+// inverse as two-level tables, plus the small in-pass tables): (8 x 2^ceil(lg/2) + 1024) x 32 B.
+uint64_t ntt_tables_bound(int lg);
+
+// ---- the circuit ----
+// Sizes of one circuit shape (bellman's convention: num_inputs counts the constant one).
+// MSM sizes: H h_points (dense scalars), L num_aux, A a_points, B_G1 and B_G2 b_points.
+struct CircuitShape {
+  int lg = 0;               // evaluation domain 2^lg (a, b, c are 2^lg scalars each)
+  uint64_t num_inputs = 0;  // including the constant one
+  uint64_t num_aux = 0;
+  uint64_t h_points = 0;  // bellman: 2^lg - 1; snarkjs: 2^lg
+  uint64_t a_points = 0;  // inputs + aux with a non-zero A column
+  uint64_t b_points = 0;  // inputs + aux with a non-zero B column
+
+  uint64_t domain() const { return uint64_t(1) << lg; }
+  uint64_t num_variables() const { return num_inputs + num_aux; }
+  // Bytes of the whole SRS's query points (H, L, A, B_G1 in G1; B_G2 in G2).
+  uint64_t srs_bytes() const;
+  // std::invalid_argument naming the field: lg outside 1..31, no inputs, 2^32 or more variables,
+  // h_points 0 or above 2^lg, a_points or b_points above the variables.
+  void validate() const;
+};
+
+// The synthetic PoRep-shaped circuit of groth16/synthetic.hpp at 2^lg (its exact input and aux
+// counts, densities A-aux 99.7 %, B-aux 25.4 % rounded up, every input in A and B, bellman's H).
+// For a real key use shape_from_key_sizes with its vector lengths.
+CircuitShape porep_like_shape(int lg, uint64_t public_inputs = 8);
+// From the vector lengths of a proving key. lg is the smallest with 2^lg >= h (+1 for bellman's
+// n - 1 H points).
+CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b,
+                                  bool bellman_h = true);
+
+// ---- the plan ----
+enum class SrsPlacement { automatic, resident, streamed };
+const char* to_string(SrsPlacement p);
+
+struct PlanRequest {
+  CircuitShape shape;
+  uint64_t device_memory = 0;                  // bytes of device memory (the card, or free at start)
+  uint64_t budget = 0;                         // the arena may use at most this; 0: device_memory - reserve
+  uint64_t reserve = kDefaultReserve;          // left outside the arena; budget <= device_memory - reserve
+  int gw = 2;                                  // workers per GPU, 1 .. 64
+  SrsPlacement srs = SrsPlacement::automatic;  // or force one placement
+};
+
+enum class RegionGroup { shared, compute, stage, msm };
+const char* to_string(RegionGroup g);
+
+struct Region {
+  std::string name;  // e.g. "srs.h", "compute.workspace", "stage[1].b", "msm[0].scalars"
+  RegionGroup group = RegionGroup::shared;
+  int slot = 0;         // stage/msm slot index; 0 for shared and compute
+  uint64_t offset = 0;  // from the arena base, a multiple of kRegionAlign
+  uint64_t bytes = 0;
+  std::string contents;  // what it holds, for people
+  uint64_t end() const { return offset + bytes; }
+};
+
+struct MemoryPlan {
+  CircuitShape shape;
+  uint64_t device_memory = 0, reserve = 0, budget = 0;
+  int gw = 0;
+  SrsPlacement srs = SrsPlacement::streamed;  // resident or streamed (never automatic)
+  int stage_slots = 0;                        // partitions that can hold a, b, c at once
+  int msm_slots = 0;                          // partitions in flight at once
+  // MSM pieces: at most msm_chunk points per MSM invocation, windows at most window_g1 /
+  // window_g2 bits. Any piece of m <= msm_chunk points with c <= the window fits the workspace.
+  uint64_t msm_chunk = 0;
+  int window_g1 = 0, window_g2 = 0;
+  uint64_t workspace_bytes = 0;     // compute.workspace
+  uint64_t chunk_buffer_bytes = 0;  // each SRS chunk buffer (streamed) or the gather buffer
+  uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
+  uint64_t resident_minimum = 0;    // smallest budget with a resident SRS
+  uint64_t streamed_minimum = 0;    // smallest budget with a streamed SRS
+  double msm_cost_ratio = 1.0;      // estimated MSM work relative to one default pass per MSM
+  std::vector<Region> regions;      // in offset order
+
+  const Region* find(std::string_view name) const;
+  uint64_t group_bytes(RegionGroup g, int slot = -1) const;  // slot -1: every slot of the group
+  // Pinned host memory the plan assumes (informational): the host SRS copy, pinned at load.
+  uint64_t pinned_srs_bytes() const { return shape.srs_bytes(); }
+  // The printable description: settings, then a table of regions with offsets and sizes.
+  std::string describe() const;
+};
+
+// Infeasible budget (below the minimum for the circuit, or for the forced placement).
+class PlanError : public std::runtime_error {
+ public:
+  PlanError(const std::string& what, uint64_t budget, uint64_t minimum)
+      : std::runtime_error(what), budget_(budget), minimum_(minimum) {}
+  uint64_t budget() const { return budget_; }
+  uint64_t minimum() const { return minimum_; }
+
+ private:
+  uint64_t budget_, minimum_;
+};
+
+// The plan for `request`. Preferences, in order: a resident SRS; at gw >= 2 at least two msm
+// slots (so staging overlaps compute); MSM pieces within 10 % of the estimated one-pass MSM work;
+// more stage slots; more msm slots (both at most gw); less MSM work; a smaller arena.
+// Throws std::invalid_argument for a bad request (shape, gw, budget above device - reserve) and
+// PlanError when no plan fits the budget.
+MemoryPlan plan_memory(const PlanRequest& request);
+// Smallest budget for which plan_memory succeeds for this shape (any gw) with the placement
+// (automatic: the smaller of the two).
+uint64_t minimum_budget(const CircuitShape& shape, SrsPlacement srs = SrsPlacement::automatic);
+// Independent re-check of a plan: regions in the arena, aligned, disjoint, arena <= budget <=
+// device - reserve, slot counts in range, every region at least the size its contents need
+// (recomputed from the shape, chunk and windows). Empty when the plan is sound.
+std::vector<std::string> plan_violations(const MemoryPlan& plan);
+
+// "16GiB", "141GB", "1.5 TiB", "4096", "512MiB": B, kB/KB, MB, GB, TB (powers of 1000),
+// KiB, MiB, GiB, TiB (powers of 1024), case-insensitive; std::invalid_argument otherwise.
+uint64_t parse_byte_size(std::string_view text);
+// "12.00 GiB", "4.00 MiB", "256 B".
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace pp::engine

@@ -1,0 +1,649 @@
+// Device memory planner: see include/proofpipe/engine/plan.hpp and docs/PLANNER.md.
+#include "proofpipe/engine/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "proofpipe/groth16/synthetic.hpp"
+
+namespace pp::engine {
+namespace {
+
+// Constants of the GPU MSM these bounds describe (kept in step with its carve-up).
+constexpr int kScalarBits = 255;
+constexpr uint64_t kSegment = 32;      // sorted entries per accumulation thread -> head/tail sums
+constexpr uint64_t kBatchChunk = 64;   // points per batch-addition thread
+constexpr uint64_t kTreeItems = 1024;  // items one reduction block folds into one
+constexpr uint64_t kMaxChain = 32;     // longer bucket chains go to a list
+constexpr uint64_t kSortSlack = 64 * kMiB;
+constexpr int kMinGpuWindow = 2;         // result sums are sized for this many windows at most
+constexpr int kMaxWindowCut = 3;         // the planner may lower a window by up to this many bits
+constexpr double kEfficientCost = 1.10;  // "efficient" MSM pieces: within 10 % of one pass
+constexpr double kG2CostWeight = 3.0;    // a G2 XYZZ addition costs about three G1 ones (Fp2 muls)
+constexpr int kMaxWorkers = 64;
+
+uint64_t align_up(uint64_t x) { return (x + kRegionAlign - 1) & ~(kRegionAlign - 1); }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+int ceil_log2(uint64_t m) { return m <= 1 ? 0 : int(std::bit_width(m - 1)); }
+uint64_t xyzz_bytes(Curve c) { return c == Curve::g1 ? kG1XyzzBytes : kG2XyzzBytes; }
+uint64_t bitmap_bytes(uint64_t bits) { return ceil_div(bits, 64) * 8; }
+
+// Largest G1 MSM (H, L, A or B_G1) and largest G1 tail MSM (L, A or B_G1: H has no tail).
+uint64_t max_g1(const CircuitShape& s) { return std::max({s.h_points, s.num_aux, s.a_points, s.b_points}); }
+uint64_t max_g1_tail(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
+
+// One way to run the MSMs: placement, piece size and windows.
+struct Choice {
+  SrsPlacement srs = SrsPlacement::streamed;
+  uint64_t chunk = 0;
+  int c1 = 0, c2 = 0;
+};
+
+Choice make_choice(const CircuitShape& s, SrsPlacement srs, uint64_t chunk, int cut) {
+  Choice ch{srs, chunk, 0, 0};
+  ch.c1 = std::max(4, default_msm_window(std::min(chunk, max_g1(s))) - cut);
+  ch.c2 = std::max(4, default_msm_window(std::min(chunk, s.b_points)) - cut);
+  return ch;
+}
+
+struct Piece {
+  std::string name, contents;
+  uint64_t bytes = 0;
+};
+uint64_t bytes_of(const std::vector<Piece>& pieces) {
+  uint64_t total = 0;
+  for (const Piece& p : pieces) total += align_up(p.bytes);
+  return total;
+}
+
+std::string count(uint64_t n) { return fmt::format("{}", n); }
+
+std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs) {
+  std::vector<Piece> v;
+  if (srs == SrsPlacement::resident) {
+    v.push_back({"srs.h", "H query: " + count(s.h_points) + " G1 points", s.h_points * kG1AffineBytes});
+    v.push_back({"srs.l", "L query: " + count(s.num_aux) + " G1 points", s.num_aux * kG1AffineBytes});
+    v.push_back({"srs.a", "A query: " + count(s.a_points) + " G1 points", s.a_points * kG1AffineBytes});
+    v.push_back({"srs.b_g1", "B query: " + count(s.b_points) + " G1 points", s.b_points * kG1AffineBytes});
+    v.push_back({"srs.b_g2", "B query: " + count(s.b_points) + " G2 points", s.b_points * kG2AffineBytes});
+    v.push_back({"srs.a_vars", "variable of each A point (u32), to gather tail points", s.a_points * 4});
+    v.push_back({"srs.b_vars", "variable of each B point (u32), to gather tail points", s.b_points * 4});
+  }
+  v.push_back({"ntt.tables", fmt::format("twiddles of the 2^{} domain and its coset", s.lg), ntt_tables_bound(s.lg)});
+  return v;
+}
+
+uint64_t workspace_need(const CircuitShape& s, const Choice& ch) {
+  const uint64_t m1 = std::min(ch.chunk, max_g1(s)), m2 = std::min(ch.chunk, s.b_points);
+  return std::max({msm_workspace_bound(Curve::g1, m1, ch.c1), msm_workspace_bound(Curve::g2, m2, ch.c2),
+                   batch_add_workspace_bound(Curve::g1, m1), batch_add_workspace_bound(Curve::g2, m2)});
+}
+
+// One chunk of points with a scalar each: G1 (96 + 32 B) or G2 (192 + 32 B) per entry.
+uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
+  const uint64_t g1 = ch.srs == SrsPlacement::resident ? max_g1_tail(s) : max_g1(s);
+  return std::max(std::min(ch.chunk, g1) * (kG1AffineBytes + kScalarBytes),
+                  std::min(ch.chunk, s.b_points) * (kG2AffineBytes + kScalarBytes));
+}
+
+std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch) {
+  std::vector<Piece> v;
+  v.push_back({"compute.workspace",
+               fmt::format("MSM / batch addition workspace: pieces <= {} points, c <= {} (G1) / {} (G2)", ch.chunk,
+                           ch.c1, ch.c2),
+               workspace_need(s, ch)});
+  const uint64_t buf = chunk_buffer_need(s, ch);
+  if (ch.srs == SrsPlacement::resident) {
+    v.push_back({"compute.gather", "tail MSM piece: gathered points + scalars", buf});
+  } else {
+    v.push_back({"compute.srs_chunk[0]", "SRS chunk (points + scalars or bitmap slice), double buffer 0", buf});
+    v.push_back({"compute.srs_chunk[1]", "SRS chunk (points + scalars or bitmap slice), double buffer 1", buf});
+  }
+  return v;
+}
+
+std::vector<Piece> stage_pieces(const CircuitShape& s) {
+  const uint64_t n = s.domain();
+  return {{"a", "a = A.z evaluations; h after the H step (H MSM scalars)", n * kScalarBytes},
+          {"b", "b = B.z evaluations", n * kScalarBytes},
+          {"c", "c = C.z evaluations", n * kScalarBytes}};
+}
+
+// Window sums of the five MSMs and the four batch-addition sums, for any window >= 2 bits.
+uint64_t sums_need() {
+  const uint64_t w = uint64_t(msm_windows(kMinGpuWindow));
+  return (4 * w + 3) * kG1XyzzBytes + (w + 1) * kG2XyzzBytes;
+}
+
+std::vector<Piece> msm_pieces(const CircuitShape& s, SrsPlacement srs) {
+  std::vector<Piece> v;
+  if (srs == SrsPlacement::resident) {
+    v.push_back({"scalars", "assignment z (inputs + aux): tail MSM scalars", s.num_variables() * kScalarBytes});
+    v.push_back({"bitmaps", "scalar = 1 and scalar not in {0, 1} bitmaps of L, A, B",
+                 2 * (bitmap_bytes(s.num_aux) + bitmap_bytes(s.a_points) + bitmap_bytes(s.b_points))});
+  }
+  v.push_back({"sums", "window sums and batch-addition sums of H, L, A, B_G1, B_G2", sums_need()});
+  return v;
+}
+
+// Estimated point additions of one MSM of m points in pieces of `chunk` with windows <= c_cap:
+// every point once per window, plus about 2^c bucket-reduction additions per window per piece.
+double msm_cost(uint64_t m, uint64_t chunk, int c_cap) {
+  if (m == 0) return 0;
+  const uint64_t piece = std::min(chunk, m), pieces = ceil_div(m, piece);
+  const int c = std::min(c_cap, default_msm_window(piece));
+  return double(msm_windows(c)) * (double(m) + double(pieces) * double(uint64_t(1) << c));
+}
+double partition_msm_cost(const CircuitShape& s, uint64_t chunk, int c1, int c2) {
+  return msm_cost(s.h_points, chunk, c1) + msm_cost(s.num_aux, chunk, c1) + msm_cost(s.a_points, chunk, c1) +
+         msm_cost(s.b_points, chunk, c1) + kG2CostWeight * msm_cost(s.b_points, chunk, c2);
+}
+double one_pass_cost(const CircuitShape& s) {
+  const uint64_t all = std::numeric_limits<uint64_t>::max();
+  return partition_msm_cost(s, all, 64, 64);
+}
+
+struct Option {
+  Choice ch;
+  uint64_t shared = 0, compute = 0, stage = 0, msm = 0;
+  double cost = 0;
+  uint64_t total(int stages, int msms) const {
+    return shared + compute + uint64_t(stages) * stage + uint64_t(msms) * msm;
+  }
+};
+
+// Every (placement, piece size, window cut) the planner considers.
+std::vector<Option> options_for(const CircuitShape& s, SrsPlacement want) {
+  std::vector<Option> out;
+  const uint64_t top = max_g1(s);
+  const int hi = std::min(ceil_log2(top), ceil_log2(kMaxMsmChunk));
+  const int lo = std::min(ceil_log2(kMinMsmChunk), hi);
+  const uint64_t stage = bytes_of(stage_pieces(s));
+  for (SrsPlacement srs : {SrsPlacement::resident, SrsPlacement::streamed}) {
+    if (want != SrsPlacement::automatic && want != srs) continue;
+    const uint64_t shared = bytes_of(shared_pieces(s, srs)), msm = bytes_of(msm_pieces(s, srs));
+    for (int k = lo; k <= hi; ++k) {
+      const uint64_t chunk = std::min(uint64_t(1) << k, top);
+      std::set<std::pair<int, int>> seen;
+      for (int cut = 0; cut <= kMaxWindowCut; ++cut) {
+        const Choice ch = make_choice(s, srs, chunk, cut);
+        if (!seen.insert({ch.c1, ch.c2}).second) continue;
+        out.push_back(
+            {ch, shared, bytes_of(compute_pieces(s, ch)), stage, msm, partition_msm_cost(s, chunk, ch.c1, ch.c2)});
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t minimum_of(const std::vector<Option>& opts, SrsPlacement srs, const Option** best = nullptr) {
+  uint64_t m = std::numeric_limits<uint64_t>::max();
+  for (const Option& o : opts) {
+    if (o.ch.srs != srs) continue;
+    if (o.total(1, 1) < m) {
+      m = o.total(1, 1);
+      if (best) *best = &o;
+    }
+  }
+  return m;
+}
+
+std::string lg_of(uint64_t chunk) {
+  return std::has_single_bit(chunk) ? fmt::format("2^{}", std::countr_zero(chunk)) : fmt::format("{}", chunk);
+}
+
+// The message for a budget below the minimum: which group of the smallest plan did not fit.
+[[noreturn]] void throw_infeasible(const CircuitShape& s, uint64_t budget, uint64_t minimum, const Option& o,
+                                   SrsPlacement requested) {
+  struct Group {
+    std::string what;
+    uint64_t bytes;
+  };
+  const std::vector<Group> groups = {
+      {o.ch.srs == SrsPlacement::resident ? "the resident SRS and NTT tables" : "the NTT tables", o.shared},
+      {"the a, b, c of one partition", o.stage},
+      {o.ch.srs == SrsPlacement::resident ? "one partition's scalars and bitmaps" : "one partition's MSM sums", o.msm},
+      {fmt::format("the MSM workspace and {} at pieces of {} points",
+                   o.ch.srs == SrsPlacement::resident ? "gather buffer" : "SRS chunk buffers", lg_of(o.ch.chunk)),
+       o.compute}};
+  uint64_t used = 0;
+  std::string what = "the plan";
+  for (const Group& g : groups) {
+    if (used + g.bytes > budget) {
+      what =
+          fmt::format("{} ({}) do not fit in the {} left", g.what, format_bytes(g.bytes), format_bytes(budget - used));
+      if (used > 0) what += " after " + format_bytes(used) + " of earlier regions";
+      break;
+    }
+    used += g.bytes;
+  }
+  throw PlanError(
+      fmt::format("memory plan: vram budget {} ({} bytes) is below the minimum {} ({} bytes) for a "
+                  "2^{} domain with {} variables{}: the smallest plan ({} SRS, one partition, MSM "
+                  "pieces of {} points) needs that much; {}",
+                  format_bytes(budget), budget, format_bytes(minimum), minimum, s.lg, s.num_variables(),
+                  requested == SrsPlacement::automatic ? "" : fmt::format(" and a {} SRS", to_string(requested)),
+                  to_string(o.ch.srs), lg_of(o.ch.chunk), what),
+      budget, minimum);
+}
+
+void check_request(const PlanRequest& r) {
+  r.shape.validate();
+  if (r.gw < 1 || r.gw > kMaxWorkers)
+    throw std::invalid_argument(
+        fmt::format("memory plan: gw = {} workers per GPU, expected 1 .. {}", r.gw, kMaxWorkers));
+  if (r.device_memory <= r.reserve)
+    throw std::invalid_argument(
+        fmt::format("memory plan: device memory {} is not above the {} reserved for the CUDA "
+                    "context",
+                    format_bytes(r.device_memory), format_bytes(r.reserve)));
+  if (r.budget > r.device_memory - r.reserve)
+    throw std::invalid_argument(
+        fmt::format("memory plan: vram budget {} exceeds the device memory {} less the {} "
+                    "reserved for the CUDA context ({} at most)",
+                    format_bytes(r.budget), format_bytes(r.device_memory), format_bytes(r.reserve),
+                    format_bytes(r.device_memory - r.reserve)));
+}
+
+void append(std::vector<Region>& regions, uint64_t& offset, const std::vector<Piece>& pieces, RegionGroup g, int slot,
+            const std::string& prefix) {
+  for (const Piece& p : pieces) {
+    regions.push_back({prefix + p.name, g, slot, offset, p.bytes, p.contents});
+    offset += align_up(p.bytes);
+  }
+}
+
+}  // namespace
+
+int msm_windows(int c) {
+  if (c < 1 || c > 31) throw std::invalid_argument(fmt::format("msm_windows: window of {} bits", c));
+  return kScalarBits / c + 1;
+}
+
+int default_msm_window(uint64_t m) { return std::clamp(ceil_log2(m) - 4, 4, 21); }
+
+uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c) {
+  if (m == 0) return 0;
+  const uint64_t w = uint64_t(msm_windows(c)), buckets = uint64_t(1) << (c - 1), x = xyzz_bytes(curve);
+  const uint64_t per_thread = std::clamp<uint64_t>((w * buckets) >> 17, 4, 64);
+  const uint64_t chunks = ceil_div(buckets, per_thread), segments = ceil_div(m, kSegment);
+  uint64_t used = 0;
+  const auto take = [&](uint64_t bytes) { used = align_up(used) + bytes; };
+  for (int i = 0; i < 4; ++i) take(4 * m);                        // keys, values and their sort double buffers
+  take(8 * m + kSortSlack);                                       // radix-sort temporary storage
+  take(w * buckets * x);                                          // buckets of every window
+  take(segments * x);                                             // segment head sums
+  take(segments * x);                                             // segment tail sums
+  take(w * chunks * x);                                           // bucket reduction chunks
+  take(w * ceil_div(chunks, kTreeItems) * x);                     // their tree-sum scratch
+  take(2 * (segments / (kMaxChain + 1) + 1) * sizeof(uint64_t));  // long chains
+  take(sizeof(uint32_t));                                         // long-chain count
+  return align_up(used);
+}
+
+uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {
+  if (m == 0) return 0;
+  const uint64_t chunks = ceil_div(m, kBatchChunk), x = xyzz_bytes(curve);
+  return align_up(chunks * x) + align_up(ceil_div(chunks, kTreeItems) * x);
+}
+
+uint64_t ntt_tables_bound(int lg) {
+  if (lg < 1 || lg > 31) throw std::invalid_argument(fmt::format("ntt_tables_bound: lg = {}", lg));
+  return (8 * (uint64_t(1) << ((lg + 1) / 2)) + 1024) * kScalarBytes;
+}
+
+uint64_t CircuitShape::srs_bytes() const {
+  return (h_points + num_aux + a_points + b_points) * kG1AffineBytes + b_points * kG2AffineBytes;
+}
+
+void CircuitShape::validate() const {
+  const auto bad = [](const std::string& what) { throw std::invalid_argument("circuit shape: " + what); };
+  if (lg < 1 || lg > 31) bad(fmt::format("lg = {}, expected 1 .. 31", lg));
+  if (num_inputs == 0) bad("num_inputs = 0 (it counts the constant one)");
+  if (num_aux >= (uint64_t(1) << 32) || num_variables() >= (uint64_t(1) << 32))
+    bad(fmt::format("{} variables, expected fewer than 2^32", num_variables()));
+  if (h_points == 0 || h_points > domain())
+    bad(fmt::format("h_points = {}, expected 1 .. 2^{} = {}", h_points, lg, domain()));
+  if (a_points > num_variables()) bad(fmt::format("a_points = {} exceeds the {} variables", a_points, num_variables()));
+  if (b_points > num_variables()) bad(fmt::format("b_points = {} exceeds the {} variables", b_points, num_variables()));
+}
+
+CircuitShape porep_like_shape(int lg, uint64_t public_inputs) {
+  SyntheticOptions o;
+  o.lg_constraints = lg;
+  o.num_public_inputs = std::size_t(public_inputs);
+  const SyntheticSizes z = synthetic_sizes(o);
+  CircuitShape s;
+  s.lg = lg;
+  s.num_inputs = z.num_inputs;
+  s.num_aux = z.num_aux;
+  s.h_points = s.domain() - 1;
+  // Densities rounded up: a plan for these counts fits the real key, which has at most as many.
+  const auto share = [&](double d) { return std::min<uint64_t>(s.num_aux, uint64_t(double(s.num_aux) * d) + 1); };
+  s.a_points = s.num_inputs + share(porep_shape::a_aux_density);
+  s.b_points = s.num_inputs + share(porep_shape::b_aux_density);
+  return s;
+}
+
+CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b, bool bellman_h) {
+  CircuitShape s;
+  s.lg = std::max(1, ceil_log2(h + (bellman_h ? 1 : 0)));
+  s.num_inputs = num_inputs;
+  s.num_aux = l;
+  s.h_points = h;
+  s.a_points = a;
+  s.b_points = b;
+  s.validate();
+  return s;
+}
+
+const char* to_string(SrsPlacement p) {
+  switch (p) {
+    case SrsPlacement::automatic:
+      return "automatic";
+    case SrsPlacement::resident:
+      return "resident";
+    case SrsPlacement::streamed:
+      return "streamed";
+  }
+  return "?";
+}
+
+const char* to_string(RegionGroup g) {
+  switch (g) {
+    case RegionGroup::shared:
+      return "shared";
+    case RegionGroup::compute:
+      return "compute";
+    case RegionGroup::stage:
+      return "stage";
+    case RegionGroup::msm:
+      return "msm";
+  }
+  return "?";
+}
+
+uint64_t minimum_budget(const CircuitShape& shape, SrsPlacement srs) {
+  shape.validate();
+  const std::vector<Option> opts = options_for(shape, srs);
+  uint64_t m = std::numeric_limits<uint64_t>::max();
+  for (SrsPlacement p : {SrsPlacement::resident, SrsPlacement::streamed}) m = std::min(m, minimum_of(opts, p));
+  return m;
+}
+
+MemoryPlan plan_memory(const PlanRequest& request) {
+  check_request(request);
+  const CircuitShape& s = request.shape;
+  const uint64_t budget = request.budget ? request.budget : request.device_memory - request.reserve;
+  const std::vector<Option> opts = options_for(s, request.srs);
+  const std::vector<Option> all =
+      request.srs == SrsPlacement::automatic ? opts : options_for(s, SrsPlacement::automatic);
+  const uint64_t resident_min = minimum_of(all, SrsPlacement::resident);
+  const uint64_t streamed_min = minimum_of(all, SrsPlacement::streamed);
+  const double reference = one_pass_cost(s);
+
+  // Best by the preference order of plan_memory's comment (a lexicographic key, larger wins).
+  using Key = std::tuple<bool, bool, bool, int, int, double, int64_t>;
+  const Option* best = nullptr;
+  int best_stages = 0, best_msms = 0;
+  Key best_key{};
+  for (const Option& o : opts) {
+    const bool efficient = o.cost <= kEfficientCost * reference;
+    for (int st = 1; st <= request.gw; ++st) {
+      for (int ms = st; ms <= request.gw; ++ms) {
+        const uint64_t total = o.total(st, ms);
+        if (total > budget) continue;
+        const Key key{o.ch.srs == SrsPlacement::resident,
+                      request.gw == 1 || ms >= 2,
+                      efficient,
+                      st,
+                      ms,
+                      -o.cost,
+                      -int64_t(total)};
+        if (!best || key > best_key) {
+          best = &o;
+          best_key = key;
+          best_stages = st;
+          best_msms = ms;
+        }
+      }
+    }
+  }
+  if (!best) {
+    const Option* smallest = nullptr;
+    uint64_t minimum = std::numeric_limits<uint64_t>::max();
+    for (SrsPlacement p : {SrsPlacement::resident, SrsPlacement::streamed}) {
+      const Option* o = nullptr;
+      const uint64_t m = minimum_of(opts, p, &o);
+      if (o && m < minimum) {
+        minimum = m;
+        smallest = o;
+      }
+    }
+    throw_infeasible(s, budget, minimum, *smallest, request.srs);
+  }
+
+  MemoryPlan plan;
+  plan.shape = s;
+  plan.device_memory = request.device_memory;
+  plan.reserve = request.reserve;
+  plan.budget = budget;
+  plan.gw = request.gw;
+  plan.srs = best->ch.srs;
+  plan.stage_slots = best_stages;
+  plan.msm_slots = best_msms;
+  plan.msm_chunk = best->ch.chunk;
+  plan.window_g1 = best->ch.c1;
+  plan.window_g2 = best->ch.c2;
+  plan.workspace_bytes = workspace_need(s, best->ch);
+  plan.chunk_buffer_bytes = chunk_buffer_need(s, best->ch);
+  plan.resident_minimum = resident_min;
+  plan.streamed_minimum = streamed_min;
+  plan.msm_cost_ratio = reference > 0 ? best->cost / reference : 1.0;
+
+  uint64_t offset = 0;
+  append(plan.regions, offset, shared_pieces(s, plan.srs), RegionGroup::shared, 0, "");
+  append(plan.regions, offset, compute_pieces(s, best->ch), RegionGroup::compute, 0, "");
+  for (int i = 0; i < best_stages; ++i)
+    append(plan.regions, offset, stage_pieces(s), RegionGroup::stage, i, fmt::format("stage[{}].", i));
+  for (int i = 0; i < best_msms; ++i)
+    append(plan.regions, offset, msm_pieces(s, plan.srs), RegionGroup::msm, i, fmt::format("msm[{}].", i));
+  plan.arena_bytes = offset;
+  return plan;
+}
+
+const Region* MemoryPlan::find(std::string_view name) const {
+  for (const Region& r : regions)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+uint64_t MemoryPlan::group_bytes(RegionGroup g, int slot) const {
+  uint64_t total = 0;
+  for (const Region& r : regions)
+    if (r.group == g && (slot < 0 || r.slot == slot)) total += align_up(r.bytes);
+  return total;
+}
+
+std::vector<std::string> plan_violations(const MemoryPlan& p) {
+  std::vector<std::string> v;
+  const auto fail = [&](std::string s) { v.push_back(std::move(s)); };
+  try {
+    p.shape.validate();
+  } catch (const std::exception& e) {
+    fail(e.what());
+    return v;
+  }
+  if (p.srs != SrsPlacement::resident && p.srs != SrsPlacement::streamed) fail("placement is not resident or streamed");
+  if (p.gw < 1 || p.gw > kMaxWorkers) fail(fmt::format("gw = {}", p.gw));
+  if (p.stage_slots < 1 || p.stage_slots > p.msm_slots || p.msm_slots > p.gw)
+    fail(fmt::format("slots: 1 <= stage {} <= msm {} <= gw {} does not hold", p.stage_slots, p.msm_slots, p.gw));
+  if (p.device_memory <= p.reserve || p.budget > p.device_memory - p.reserve)
+    fail(fmt::format("budget {} above device {} - reserve {}", p.budget, p.device_memory, p.reserve));
+  if (p.arena_bytes > p.budget) fail(fmt::format("arena {} bytes over the budget {}", p.arena_bytes, p.budget));
+  if (p.msm_chunk == 0 || p.msm_chunk > kMaxMsmChunk) fail(fmt::format("msm_chunk = {}", p.msm_chunk));
+  if (p.window_g1 < 4 || p.window_g1 > 24 || p.window_g2 < 4 || p.window_g2 > 24)
+    fail(fmt::format("windows {} / {} outside 4 .. 24", p.window_g1, p.window_g2));
+  if (!v.empty()) return v;
+
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < p.regions.size(); ++i) {
+    const Region& r = p.regions[i];
+    if (!names.insert(r.name).second) fail("region " + r.name + " appears twice");
+    if (r.offset % kRegionAlign)
+      fail(fmt::format("region {} at offset {} is not {}-byte aligned", r.name, r.offset, kRegionAlign));
+    if (r.bytes > p.arena_bytes || r.offset > p.arena_bytes - r.bytes)
+      fail(fmt::format("region {} [{}, +{}) ends past the arena ({} bytes)", r.name, r.offset, r.bytes, p.arena_bytes));
+    if (i > 0 && p.regions[i - 1].end() > r.offset)
+      fail(fmt::format("regions {} and {} overlap or are out of order", p.regions[i - 1].name, r.name));
+  }
+
+  // Every region the placement and slots call for, at least as large as its contents need.
+  const CircuitShape& s = p.shape;
+  const auto need = [&](const std::string& name, uint64_t bytes) {
+    const Region* r = p.find(name);
+    if (!r) {
+      fail("region " + name + " is missing");
+    } else if (r->bytes < bytes) {
+      fail(fmt::format("region {} has {} bytes, needs {}", name, r->bytes, bytes));
+    }
+  };
+  need("ntt.tables", ntt_tables_bound(s.lg));
+  const Choice ch{p.srs, p.msm_chunk, p.window_g1, p.window_g2};
+  need("compute.workspace", workspace_need(s, ch));
+  if (p.srs == SrsPlacement::resident) {
+    need("srs.h", s.h_points * kG1AffineBytes);
+    need("srs.l", s.num_aux * kG1AffineBytes);
+    need("srs.a", s.a_points * kG1AffineBytes);
+    need("srs.b_g1", s.b_points * kG1AffineBytes);
+    need("srs.b_g2", s.b_points * kG2AffineBytes);
+    need("srs.a_vars", s.a_points * 4);
+    need("srs.b_vars", s.b_points * 4);
+    need("compute.gather", chunk_buffer_need(s, ch));
+  } else {
+    need("compute.srs_chunk[0]", chunk_buffer_need(s, ch));
+    need("compute.srs_chunk[1]", chunk_buffer_need(s, ch));
+  }
+  for (int i = 0; i < p.stage_slots; ++i)
+    for (const char* x : {"a", "b", "c"}) need(fmt::format("stage[{}].{}", i, x), s.domain() * kScalarBytes);
+  for (int i = 0; i < p.msm_slots; ++i) {
+    need(fmt::format("msm[{}].sums", i), sums_need());
+    if (p.srs == SrsPlacement::resident) {
+      need(fmt::format("msm[{}].scalars", i), s.num_variables() * kScalarBytes);
+      need(fmt::format("msm[{}].bitmaps", i),
+           2 * (bitmap_bytes(s.num_aux) + bitmap_bytes(s.a_points) + bitmap_bytes(s.b_points)));
+    }
+  }
+  return v;
+}
+
+std::string format_bytes(uint64_t b) {
+  if (b >= kGiB) return fmt::format("{:.2f} GiB", double(b) / double(kGiB));
+  if (b >= kMiB) return fmt::format("{:.2f} MiB", double(b) / double(kMiB));
+  if (b >= 1024) return fmt::format("{:.2f} KiB", double(b) / 1024.0);
+  return fmt::format("{} B", b);
+}
+
+uint64_t parse_byte_size(std::string_view text) {
+  const auto bad = [&](const char* why) -> uint64_t {
+    throw std::invalid_argument(fmt::format("byte size '{}': {} (examples: 16GiB, 141GB, 512MiB, 4096)", text, why));
+  };
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  uint64_t whole = 0, frac = 0, frac_scale = 1;
+  bool digits = false;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (whole > (std::numeric_limits<uint64_t>::max() - 9) / 10) return bad("too large");
+    whole = whole * 10 + uint64_t(text[i] - '0');
+    digits = true;
+  }
+  if (i < text.size() && text[i] == '.') {
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+      if (frac_scale < 1000000) {  // six decimals are plenty (and keep the products below 2^64)
+        frac = frac * 10 + uint64_t(text[i] - '0');
+        frac_scale *= 10;
+      }
+      digits = true;
+    }
+  }
+  if (!digits) return bad("no number");
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  std::string unit;
+  for (; i < text.size(); ++i) {
+    if (std::isspace(static_cast<unsigned char>(text[i]))) break;
+    unit += char(std::tolower(static_cast<unsigned char>(text[i])));
+  }
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i != text.size()) return bad("trailing characters");
+  uint64_t scale = 0;
+  static const std::pair<const char*, uint64_t> kUnits[] = {{"", 1},
+                                                            {"b", 1},
+                                                            {"kb", 1000},
+                                                            {"mb", 1000000},
+                                                            {"gb", 1000000000},
+                                                            {"tb", 1000000000000},
+                                                            {"kib", 1ull << 10},
+                                                            {"mib", 1ull << 20},
+                                                            {"gib", 1ull << 30},
+                                                            {"tib", 1ull << 40}};
+  for (const auto& [name, value] : kUnits)
+    if (unit == name) scale = value;
+  if (scale == 0) return bad("unknown unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)");
+  if (whole > std::numeric_limits<uint64_t>::max() / scale) return bad("too large");
+  // frac < frac_scale <= 10^6 and scale <= 2^40: both products stay below 2^64.
+  const uint64_t part = scale / frac_scale * frac + scale % frac_scale * frac / frac_scale;
+  const uint64_t value = whole * scale;
+  if (part > std::numeric_limits<uint64_t>::max() - value) return bad("too large");
+  return value + part;
+}
+
+std::string MemoryPlan::describe() const {
+  const CircuitShape& s = shape;
+  std::string out;
+  const auto line = [&](std::string_view key, const std::string& text) {
+    out += fmt::format("  {:<11}{}\n", key, text);
+  };
+  out += fmt::format("proofpipe memory plan: 2^{} domain, {} workers per GPU (gw)\n", s.lg, gw);
+  line("circuit", fmt::format("{} inputs (with the 1), {} aux; MSM points H {}, L {}, A {}, B {} (G1 and G2)",
+                              s.num_inputs, s.num_aux, s.h_points, s.num_aux, s.a_points, s.b_points));
+  line("device",
+       fmt::format("{} ({} bytes), {} kept for the CUDA context; budget {} ({} bytes)", format_bytes(device_memory),
+                   device_memory, format_bytes(reserve), format_bytes(budget), budget));
+  line("SRS", fmt::format("{}: {} of points{}; resident needs a budget >= {}, streamed >= {}", to_string(srs),
+                          format_bytes(s.srs_bytes()),
+                          srs == SrsPlacement::resident ? " uploaded once, reused by every proof"
+                                                        : " streamed per partition through two chunk buffers",
+                          format_bytes(resident_minimum), format_bytes(streamed_minimum)));
+  line("partitions",
+       fmt::format("{} in flight (msm slots), {} with a, b, c on the device (stage slots)", msm_slots, stage_slots));
+  const uint64_t top = max_g1(s);
+  line("MSM",
+       fmt::format("pieces of <= {} points ({}), windows c <= {} (G1) / {} (G2); workspace {}, {} {}", lg_of(msm_chunk),
+                   msm_chunk >= top ? "one pass" : fmt::format("{} pieces for the largest", ceil_div(top, msm_chunk)),
+                   window_g1, window_g2, format_bytes(workspace_bytes),
+                   srs == SrsPlacement::resident ? "gather buffer" : "2 x chunk buffer",
+                   format_bytes(chunk_buffer_bytes)));
+  line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
+  line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
+                            format_bytes(budget), format_bytes(budget - arena_bytes)));
+  line("host", fmt::format("pinned SRS copy {} (registered once at load)", format_bytes(pinned_srs_bytes())));
+  out += fmt::format("\n  {:>16}  {:>16}  {:>11}  {:<22} {:<14} {}\n", "offset", "bytes", "size", "region", "held by",
+                     "contents");
+  for (const Region& r : regions) {
+    std::string holder = r.group == RegionGroup::shared    ? "all (read-only)"
+                         : r.group == RegionGroup::compute ? "compute token"
+                         : r.group == RegionGroup::stage   ? fmt::format("stage slot {}", r.slot)
+                                                           : fmt::format("msm slot {}", r.slot);
+    out += fmt::format("  {:>16}  {:>16}  {:>11}  {:<22} {:<14} {}\n", r.offset, r.bytes, format_bytes(r.bytes), r.name,
+                       holder, r.contents);
+  }
+  return out;
+}
+
+}  // namespace pp::engine

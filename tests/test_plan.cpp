@@ -1,0 +1,397 @@
+// Device memory planner (engine/plan.hpp): workspace bounds against a hand computation and a
+// second implementation of the formula, the budget x size x gw sweep of issue 6, chosen
+// placements, errors below the minimum, a checker that catches corrupted plans, and a seeded
+// property test over random shapes and budgets.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "proofpipe/engine/plan.hpp"
+
+namespace pp::engine {
+namespace {
+
+constexpr uint64_t kReserve = kDefaultReserve;
+
+PlanRequest request_for(const CircuitShape& s, uint64_t budget, int gw, SrsPlacement srs = SrsPlacement::automatic) {
+  PlanRequest r;
+  r.shape = s;
+  r.device_memory = budget + kReserve;
+  r.budget = budget;
+  r.gw = gw;
+  r.srs = srs;
+  return r;
+}
+
+// Second implementation of the MSM workspace formula, written from the text of the brief.
+uint64_t brief_workspace(uint64_t xyzz, uint64_t m, int c) {
+  const auto a = [](uint64_t x) { return (x + 255) / 256 * 256; };
+  const uint64_t w = 255 / uint64_t(c) + 1, b = uint64_t(1) << (c - 1);
+  const uint64_t l = std::min<uint64_t>(64, std::max<uint64_t>(4, (w * b) >> 17));
+  const uint64_t red = (b + l - 1) / l, seg = (m + 31) / 32;
+  return 4 * a(4 * m) + a(8 * m + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + a(w * red * xyzz) +
+         a(w * ((red + 1023) / 1024) * xyzz) + a(2 * (seg / 33 + 1) * 8) + a(4);
+}
+
+// Regions sorted by offset, each inside [0, arena), none overlapping another.
+void expect_disjoint(const MemoryPlan& p) {
+  std::vector<Region> r = p.regions;
+  std::sort(r.begin(), r.end(), [](const Region& x, const Region& y) {
+    return std::pair(x.offset, x.end()) < std::pair(y.offset, y.end());  // empty regions first
+  });
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_LE(r[i].end(), p.arena_bytes) << r[i].name;
+    if (i) {
+      EXPECT_LE(r[i - 1].end(), r[i].offset) << r[i - 1].name << " overlaps " << r[i].name;
+    }
+  }
+}
+
+TEST(PlanBounds, WindowsAndDefaults) {
+  EXPECT_EQ(msm_windows(21), 13);
+  EXPECT_EQ(msm_windows(16), 16);
+  EXPECT_EQ(msm_windows(4), 64);
+  EXPECT_EQ(default_msm_window(uint64_t(1) << 27), 21);
+  EXPECT_EQ(default_msm_window((uint64_t(1) << 27) - 1), 21);
+  EXPECT_EQ(default_msm_window(uint64_t(1) << 20), 16);
+  EXPECT_EQ(default_msm_window((uint64_t(1) << 20) + 1), 17);
+  EXPECT_EQ(default_msm_window(1024), 6);
+  EXPECT_EQ(default_msm_window(1), 4);
+  EXPECT_THROW(msm_windows(0), std::invalid_argument);
+}
+
+TEST(PlanBounds, WorkspaceByHand) {
+  // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks, 32768 segments.
+  //   keys/values 4 x 4 MiB = 16777216; sort 8 MiB + 64 MiB = 75497472; buckets 16 x 2^15 x 192 =
+  //   100663296; head + tail 2 x 32768 x 192 = 12582912; chunks 16 x 8192 x 192 = 25165824;
+  //   scratch 16 x 8 x 192 = 24576; long chains 2 x 993 x 8 = 15888 -> 16128; count 4 -> 256.
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 230727680u);
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
+  // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
+  EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
+  // A few MiB of NTT tables at 2^28.
+  EXPECT_LE(ntt_tables_bound(28), 8 * kMiB);
+  EXPECT_GE(ntt_tables_bound(28), 4 * (2 * (uint64_t(1) << 14)) * 32);
+}
+
+TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {
+  for (uint64_t m : {uint64_t(1), uint64_t(1000), uint64_t(1) << 16, (uint64_t(1) << 20) + 7, uint64_t(130278869)}) {
+    uint64_t last_c = 0;
+    for (int c = 4; c <= 24; ++c) {
+      const uint64_t g1 = msm_workspace_bound(Curve::g1, m, c), g2 = msm_workspace_bound(Curve::g2, m, c);
+      EXPECT_EQ(g1, brief_workspace(kG1XyzzBytes, m, c)) << "m " << m << " c " << c;
+      EXPECT_EQ(g2, brief_workspace(kG2XyzzBytes, m, c)) << "m " << m << " c " << c;
+      EXPECT_GT(g2, g1);
+      EXPECT_GE(g1, last_c) << "not monotone in c at m " << m << " c " << c;
+      last_c = g1;
+      EXPECT_GE(g1, msm_workspace_bound(Curve::g1, m / 2 + 1, c)) << "not monotone in m";
+      EXPECT_GE(g1, batch_add_workspace_bound(Curve::g1, m));
+    }
+  }
+}
+
+TEST(PlanShape, PorepLikeSizes) {
+  const CircuitShape s = porep_like_shape(27);
+  EXPECT_EQ(s.num_inputs, 9u);
+  EXPECT_EQ(s.num_aux, (uint64_t(1) << 27) - 9);
+  EXPECT_EQ(s.h_points, (uint64_t(1) << 27) - 1);
+  EXPECT_NEAR(double(s.a_points - 9) / double(s.num_aux), 0.997, 1e-6);
+  EXPECT_NEAR(double(s.b_points - 9) / double(s.num_aux), 0.254, 1e-6);
+  // BRIEF: ~47 GB of SRS for 130 M aux; 134 M here.
+  EXPECT_GT(s.srs_bytes(), 44 * kGiB);
+  EXPECT_LT(s.srs_bytes(), 46 * kGiB);
+  const CircuitShape k = shape_from_key_sizes(9, s.h_points, s.num_aux, s.a_points, s.b_points);
+  EXPECT_EQ(k.lg, 27);
+  EXPECT_EQ(shape_from_key_sizes(9, uint64_t(1) << 27, s.num_aux, s.a_points, s.b_points, false).lg, 27);
+}
+
+TEST(PlanShape, BadShapesAndRequestsAreRejected) {
+  const CircuitShape good = porep_like_shape(12);
+  EXPECT_NO_THROW(plan_memory(request_for(good, kGiB, 2)));
+  auto bad = [&](auto edit) {
+    CircuitShape s = good;
+    edit(s);
+    EXPECT_THROW(plan_memory(request_for(s, kGiB, 2)), std::invalid_argument);
+  };
+  bad([](CircuitShape& s) { s.lg = 0; });
+  bad([](CircuitShape& s) { s.lg = 32; });
+  bad([](CircuitShape& s) { s.num_inputs = 0; });
+  bad([](CircuitShape& s) { s.h_points = 0; });
+  bad([](CircuitShape& s) { s.h_points = s.domain() + 1; });
+  bad([](CircuitShape& s) { s.a_points = s.num_variables() + 1; });
+  bad([](CircuitShape& s) { s.b_points = s.num_variables() + 1; });
+  bad([](CircuitShape& s) { s.num_aux = uint64_t(1) << 32; });
+  for (int gw : {0, -1, 65}) EXPECT_THROW(plan_memory(request_for(good, kGiB, gw)), std::invalid_argument) << gw;
+  PlanRequest r = request_for(good, kGiB, 2);
+  r.budget = r.device_memory - kReserve + 1;  // budget eats into the context reserve
+  EXPECT_THROW(plan_memory(r), std::invalid_argument);
+  r.device_memory = kReserve;  // nothing left for an arena
+  r.budget = 0;
+  EXPECT_THROW(plan_memory(r), std::invalid_argument);
+}
+
+// Issue 6: budgets 8, 16, 24, 80, 141 GiB x sizes 2^10 .. 2^28 x gw 1 .. 4.
+TEST(PlanSweep, BudgetsSizesWorkers) {
+  int feasible = 0, infeasible = 0, resident = 0;
+  for (uint64_t gib : {8, 16, 24, 80, 141}) {
+    const uint64_t budget = gib * kGiB;
+    for (int lg = 10; lg <= 28; ++lg) {
+      const CircuitShape s = porep_like_shape(lg);
+      const uint64_t minimum = minimum_budget(s), res_min = minimum_budget(s, SrsPlacement::resident);
+      ASSERT_LE(minimum, res_min);
+      // Nothing fits below a, b, c of one partition plus the SRS chunk buffers.
+      ASSERT_GT(minimum, 3 * 32 * s.domain());
+      ASSERT_GT(res_min, s.srs_bytes() + 3 * 32 * s.domain());
+      for (int gw = 1; gw <= 4; ++gw) {
+        SCOPED_TRACE(testing::Message() << gib << " GiB, 2^" << lg << ", gw " << gw);
+        const PlanRequest req = request_for(s, budget, gw);
+        if (budget < minimum) {
+          ++infeasible;
+          try {
+            plan_memory(req);
+            ADD_FAILURE() << "a plan below the minimum";
+          } catch (const PlanError& e) {
+            const std::string m = e.what();
+            EXPECT_EQ(e.budget(), budget);
+            EXPECT_EQ(e.minimum(), minimum);
+            EXPECT_NE(m.find("below the minimum " + format_bytes(minimum)), std::string::npos) << m;
+            EXPECT_NE(m.find("budget " + format_bytes(budget)), std::string::npos) << m;
+            EXPECT_NE(m.find("do not fit"), std::string::npos) << m;
+          }
+          continue;
+        }
+        ++feasible;
+        const MemoryPlan p = plan_memory(req);
+        const auto problems = plan_violations(p);
+        EXPECT_TRUE(problems.empty()) << problems.front();
+        EXPECT_LE(p.arena_bytes, budget);
+        expect_disjoint(p);
+        EXPECT_GE(p.stage_slots, 1);
+        EXPECT_LE(p.stage_slots, p.msm_slots);
+        EXPECT_LE(p.msm_slots, gw);
+        // At gw >= 2 a second msm slot lets the next partition stage while this one computes;
+        // only a resident SRS (worth more than the overlap) may leave no room for it.
+        if (gw >= 2 && p.msm_slots < 2) {
+          EXPECT_EQ(p.srs, SrsPlacement::resident);
+          EXPECT_LT(budget, res_min + p.group_bytes(RegionGroup::msm, 0)) << "room for a second msm slot unused";
+        }
+        EXPECT_EQ(p.srs == SrsPlacement::resident, budget >= res_min) << "resident must be chosen when it fits";
+        EXPECT_EQ(p.resident_minimum, res_min);
+        EXPECT_EQ(p.streamed_minimum, minimum_budget(s, SrsPlacement::streamed));
+        resident += p.srs == SrsPlacement::resident;
+      }
+    }
+  }
+  // The sweep covers all three outcomes.
+  EXPECT_GT(feasible, 0);
+  EXPECT_GT(infeasible, 0);
+  EXPECT_GT(resident, 0);
+  EXPECT_GT(feasible - resident, 0);
+}
+
+TEST(PlanChoices, Lg27OnAnH200IsResident) {
+  const CircuitShape s = porep_like_shape(27);
+  for (int gw = 1; gw <= 4; ++gw) {
+    const MemoryPlan p = plan_memory(request_for(s, 141 * kGiB, gw));
+    EXPECT_EQ(p.srs, SrsPlacement::resident);
+    EXPECT_EQ(p.stage_slots, gw);  // 45 GiB SRS + gw x 16 GiB per partition fit
+    EXPECT_EQ(p.msm_slots, gw);
+    EXPECT_LE(p.msm_cost_ratio, 1.10);
+    ASSERT_NE(p.find("srs.b_g2"), nullptr);
+    EXPECT_EQ(p.find("srs.b_g2")->bytes, s.b_points * kG2AffineBytes);
+  }
+  // The card itself: 141 GB with the default budget (the device less the reserve).
+  PlanRequest r;
+  r.shape = s;
+  r.device_memory = 141000000000;
+  r.gw = 2;
+  const MemoryPlan p = plan_memory(r);
+  EXPECT_EQ(p.budget, r.device_memory - kDefaultReserve);
+  EXPECT_EQ(p.srs, SrsPlacement::resident);
+  EXPECT_EQ(p.stage_slots, 2);
+  EXPECT_EQ(p.msm_chunk, s.h_points);  // every MSM in one pass
+  EXPECT_LE(p.window_g1, 21);          // 20 when it has as many windows as 21 (13) with half the buckets
+  EXPECT_LE(p.msm_cost_ratio, 1.0);
+}
+
+TEST(PlanChoices, Lg27At16GiBIsStreamed) {
+  const CircuitShape s = porep_like_shape(27);
+  for (int gw = 1; gw <= 4; ++gw) {
+    const MemoryPlan p = plan_memory(request_for(s, 16 * kGiB, gw));
+    EXPECT_EQ(p.srs, SrsPlacement::streamed);
+    EXPECT_EQ(p.stage_slots, 1);  // a, b, c are 12 GiB: one set, handed over after the H MSM
+    EXPECT_EQ(p.msm_slots, gw);
+    EXPECT_NE(p.find("compute.srs_chunk[1]"), nullptr);
+    EXPECT_EQ(p.find("srs.h"), nullptr);
+    EXPECT_LT(p.msm_chunk, s.h_points);  // pieces
+    EXPECT_LE(p.arena_bytes, 16 * kGiB);
+  }
+  // 24 GiB: still streamed (the SRS alone is 45 GiB), bigger pieces than at 16 GiB.
+  EXPECT_EQ(plan_memory(request_for(s, 24 * kGiB, 2)).srs, SrsPlacement::streamed);
+  EXPECT_GT(plan_memory(request_for(s, 24 * kGiB, 2)).msm_chunk, plan_memory(request_for(s, 16 * kGiB, 2)).msm_chunk);
+  // 80 GiB: resident, with room to stage while computing.
+  const MemoryPlan p80 = plan_memory(request_for(s, 80 * kGiB, 2));
+  EXPECT_EQ(p80.srs, SrsPlacement::resident);
+  EXPECT_EQ(p80.msm_slots, 2);
+}
+
+TEST(PlanChoices, BelowTheMinimumSaysWhatDidNotFit) {
+  const CircuitShape s = porep_like_shape(27);
+  try {
+    plan_memory(request_for(s, 8 * kGiB, 2));
+    FAIL() << "8 GiB cannot hold 12 GiB of a, b, c";
+  } catch (const PlanError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("8.00 GiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("a, b, c of one partition (12.00 GiB) do not fit"), std::string::npos) << m;
+    EXPECT_GT(e.minimum(), 12 * kGiB);
+  }
+  // Forcing a resident SRS into 16 GiB names the placement.
+  try {
+    plan_memory(request_for(s, 16 * kGiB, 2, SrsPlacement::resident));
+    FAIL() << "a 45 GiB SRS cannot be resident in 16 GiB";
+  } catch (const PlanError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("resident SRS"), std::string::npos) << m;
+    EXPECT_NE(m.find("the resident SRS and NTT tables"), std::string::npos) << m;
+    EXPECT_EQ(e.minimum(), minimum_budget(s, SrsPlacement::resident));
+  }
+  // Forcing streamed on a big card is honoured.
+  EXPECT_EQ(plan_memory(request_for(s, 141 * kGiB, 2, SrsPlacement::streamed)).srs, SrsPlacement::streamed);
+  // 2^28 does not fit 16 GiB at all (a, b, c are 24 GiB) but fits resident in 141 GiB.
+  EXPECT_THROW(plan_memory(request_for(porep_like_shape(28), 16 * kGiB, 1)), PlanError);
+  EXPECT_EQ(plan_memory(request_for(porep_like_shape(28), 141 * kGiB, 1)).srs, SrsPlacement::resident);
+}
+
+TEST(PlanChoices, MinimumIsExact) {
+  for (int lg : {10, 16, 22, 27}) {
+    const CircuitShape s = porep_like_shape(lg);
+    for (SrsPlacement srs : {SrsPlacement::automatic, SrsPlacement::resident, SrsPlacement::streamed}) {
+      SCOPED_TRACE(testing::Message() << "2^" << lg << " " << to_string(srs));
+      const uint64_t m = minimum_budget(s, srs);
+      const MemoryPlan p = plan_memory(request_for(s, m, 3, srs));
+      EXPECT_TRUE(plan_violations(p).empty());
+      EXPECT_EQ(p.arena_bytes, m);
+      EXPECT_EQ(p.stage_slots, 1);
+      EXPECT_EQ(p.msm_slots, 1);
+      EXPECT_THROW(plan_memory(request_for(s, m - 1, 3, srs)), PlanError);
+    }
+  }
+}
+
+TEST(PlanChecker, CatchesCorruptedPlans) {
+  const MemoryPlan good = plan_memory(request_for(porep_like_shape(20), 4 * kGiB, 2));
+  ASSERT_TRUE(plan_violations(good).empty());
+  ASSERT_GE(good.regions.size(), 6u);
+  auto expect_caught = [&](const char* what, auto edit) {
+    MemoryPlan p = good;
+    edit(p);
+    EXPECT_FALSE(plan_violations(p).empty()) << what;
+  };
+  expect_caught("overlap", [](MemoryPlan& p) { p.regions[2].offset = p.regions[1].offset; });
+  expect_caught("misaligned", [](MemoryPlan& p) { p.regions.back().offset += 8; });
+  expect_caught("past the arena", [](MemoryPlan& p) { p.regions.back().bytes = p.arena_bytes; });
+  expect_caught("over budget", [](MemoryPlan& p) { p.arena_bytes = p.budget + 1; });
+  expect_caught("budget above device", [](MemoryPlan& p) { p.budget = p.device_memory; });
+  expect_caught("a too small", [](MemoryPlan& p) {
+    for (Region& r : p.regions)
+      if (r.name == "stage[0].a") r.bytes -= 1;
+  });
+  expect_caught("workspace too small", [](MemoryPlan& p) { p.window_g1 += 1; });
+  expect_caught("gather buffer too small", [](MemoryPlan& p) {
+    for (Region& r : p.regions)
+      if (r.name == "compute.gather") r.bytes -= 1;
+  });
+  expect_caught("missing msm slot", [](MemoryPlan& p) {
+    std::erase_if(p.regions, [](const Region& r) { return r.name == "msm[1].sums"; });
+  });
+  expect_caught("stage > msm", [](MemoryPlan& p) { p.stage_slots = p.msm_slots + 1; });
+  expect_caught("slots > gw", [](MemoryPlan& p) { p.msm_slots = p.gw + 1; });
+  expect_caught("duplicate", [](MemoryPlan& p) { p.regions[1].name = p.regions[0].name; });
+  expect_caught("other placement", [](MemoryPlan& p) {
+    p.srs = p.srs == SrsPlacement::resident ? SrsPlacement::streamed : SrsPlacement::resident;
+  });
+}
+
+TEST(PlanDescribe, ListsModeAndRegions) {
+  const MemoryPlan p = plan_memory(request_for(porep_like_shape(27), 141 * kGiB, 2));
+  const std::string d = p.describe();
+  EXPECT_NE(d.find("resident"), std::string::npos);
+  for (const Region& r : p.regions) EXPECT_NE(d.find(r.name), std::string::npos) << r.name;
+  EXPECT_NE(d.find(format_bytes(p.arena_bytes)), std::string::npos);
+}
+
+TEST(PlanBytes, ParsesSizes) {
+  EXPECT_EQ(parse_byte_size("16GiB"), 16 * kGiB);
+  EXPECT_EQ(parse_byte_size("141GB"), 141000000000u);
+  EXPECT_EQ(parse_byte_size("4096"), 4096u);
+  EXPECT_EQ(parse_byte_size(" 512 MiB "), 512 * kMiB);
+  EXPECT_EQ(parse_byte_size("1.5gib"), 3 * kGiB / 2);
+  EXPECT_EQ(parse_byte_size("2TB"), 2000000000000u);
+  EXPECT_EQ(parse_byte_size("1KiB"), 1024u);
+  EXPECT_EQ(parse_byte_size("7b"), 7u);
+  for (const char* bad : {"", "GiB", "16 G", "16XB", "-1", "1e9", "99999999999999999999", "16GiB extra", "20000000TiB"})
+    EXPECT_THROW(parse_byte_size(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(format_bytes(12 * kGiB), "12.00 GiB");
+  EXPECT_EQ(format_bytes(100), "100 B");
+}
+
+// Random shapes, budgets, gw and placements (seed logged): a plan is either sound or refused
+// with PlanError exactly when the budget is below the minimum; more budget never hurts.
+TEST(PlanProperty, RandomShapesAndBudgets) {
+  const uint64_t seed = 20240606;
+  std::printf("PlanProperty seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](uint64_t lo, uint64_t hi) { return std::uniform_int_distribution<uint64_t>(lo, hi)(rng); };
+  int planned = 0, refused = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    CircuitShape s;
+    s.lg = int(uniform(4, 30));
+    s.num_inputs = uniform(1, std::min<uint64_t>(s.domain(), 4096));
+    s.num_aux = uniform(0, s.domain() * 2);
+    s.h_points = uniform(0, 1) ? s.domain() : s.domain() - 1;
+    s.a_points = uniform(0, s.num_variables());
+    s.b_points = uniform(0, s.num_variables());
+    const uint64_t budget = uint64_t(std::exp2(std::uniform_real_distribution<double>(24, 38.5)(rng)));
+    const int gw = int(uniform(1, 8));
+    const SrsPlacement srs = SrsPlacement(uniform(0, 2));
+    SCOPED_TRACE(testing::Message() << "iter " << iter << ": 2^" << s.lg << " inputs " << s.num_inputs << " aux "
+                                    << s.num_aux << " a " << s.a_points << " b " << s.b_points << " budget " << budget
+                                    << " gw " << gw << " " << to_string(srs));
+    const uint64_t minimum = minimum_budget(s, srs);
+    try {
+      const MemoryPlan p = plan_memory(request_for(s, budget, gw, srs));
+      ++planned;
+      ASSERT_GE(budget, minimum);
+      const auto problems = plan_violations(p);
+      ASSERT_TRUE(problems.empty()) << problems.front();
+      expect_disjoint(p);
+      if (srs != SrsPlacement::automatic) {
+        EXPECT_EQ(p.srs, srs);
+      } else {
+        EXPECT_EQ(p.srs == SrsPlacement::resident, budget >= minimum_budget(s, SrsPlacement::resident));
+      }
+      // Twice the budget: still a plan, never a worse placement or fewer slots.
+      const MemoryPlan q = plan_memory(request_for(s, 2 * budget, gw, srs));
+      EXPECT_TRUE(plan_violations(q).empty());
+      EXPECT_GE(q.srs == SrsPlacement::resident, p.srs == SrsPlacement::resident);
+      if (q.srs == p.srs) {
+        EXPECT_GE(gw == 1 || q.msm_slots >= 2, gw == 1 || p.msm_slots >= 2);
+      }
+    } catch (const PlanError& e) {
+      ++refused;
+      EXPECT_LT(budget, minimum);
+      EXPECT_EQ(e.minimum(), minimum);
+    }
+  }
+  EXPECT_GT(planned, 500);
+  EXPECT_GT(refused, 500);
+}
+
+}  // namespace
+}  // namespace pp::engine
