@@ -199,6 +199,9 @@ void batch_cases(std::size_t n) {
     SCOPED_TRACE("density " + std::to_string(density));
     EXPECT_TRUE(gpu::batch_add_twin<C>(pts, bits) == batch_add<C>(pts, bits));
   }
+  // Every bit set, including the bits past the last point (ignored by contract).
+  const std::vector<uint64_t> ones((n + 63) / 64, ~uint64_t(0));
+  EXPECT_TRUE(gpu::batch_add_twin<C>(pts, ones) == batch_add<C>(pts, ones));
   std::vector<uint64_t> short_map((n + 63) / 64 - 1);
   EXPECT_THROW(gpu::batch_add_twin<C>(pts, short_map), std::invalid_argument);
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "proofpipe/cuda/check.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/msm/msm.hpp"
@@ -249,6 +250,28 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   }
 }
 
+// The memory planner sizes device regions with its own formulas (it runs without a GPU); they
+// must bound what the kernels really carve (CUB's sort temporary is only known here).
+void planner_rows() {
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok = true;
+  for (std::size_t m : {std::size_t(1), std::size_t(1000), std::size_t(1) << 16, std::size_t(1) << 20,
+                        std::size_t(1) << 24, (std::size_t(1) << 27) + 3, (std::size_t(1) << 30) - 1}) {
+    for (int c : {0, 4, 12, 16, 20, 21, 24}) {
+      gpu::MsmShape shape;
+      ok_or_throw(gpu::make_msm_shape(m, c, &shape));
+      const bool g1 = engine::msm_workspace_bound(engine::Curve::g1, m, shape.c) >= gpu::msm_workspace_bytes<G1Curve>(shape);
+      const bool g2 = engine::msm_workspace_bound(engine::Curve::g2, m, shape.c) >= gpu::msm_workspace_bytes<G2Curve>(shape);
+      if (!g1 || !g2) std::printf("  planner bound too small: m %zu c %d (g1 %d g2 %d)\n", m, shape.c, g1, g2);
+      ok = ok && g1 && g2;
+    }
+    ok = ok && engine::batch_add_workspace_bound(engine::Curve::g1, m) >= gpu::batch_add_workspace_bytes<G1Curve>(m) &&
+         engine::batch_add_workspace_bound(engine::Curve::g2, m) >= gpu::batch_add_workspace_bytes<G2Curve>(m);
+  }
+  for (int lg = 1; lg <= gpu::kMaxNttLg; ++lg) ok = ok && engine::ntt_tables_bound(lg) >= gpu::ntt_tables_bytes(lg);
+  row("planner bounds >= kernels' workspace (MSM, batch add, NTT tables)", "1..2^30", ok, ms_since(t0));
+}
+
 int run(int argc, char** argv) {
   uint64_t seed = 0x6b65726e656c7321ULL;  // "kernels!"
   int max_ntt = 24, max_msm = 20, max_g2 = 18, device = 0;
@@ -270,6 +293,7 @@ int run(int argc, char** argv) {
   PP_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("proofpipe_gpu_kernels_test: %s, seed 0x%016" PRIx64 "\n", prop.name, seed);
   std::printf("%-58s %-12s %-4s %12s\n", "check (GPU == CPU library)", "size", "", "time");
+  planner_rows();
   ntt_rows(max_ntt, seed);
   msm_rows<G1Curve>("G1", max_msm, seed + 100);
   msm_rows<G2Curve>("G2", max_g2, seed + 200);

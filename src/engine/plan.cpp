@@ -10,19 +10,21 @@
 #include <set>
 #include <tuple>
 
+#include "proofpipe/gpu/msm_kernels.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
+#include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {
 namespace {
 
-// Constants of the GPU MSM these bounds describe (kept in step with its carve-up).
-constexpr int kScalarBits = 255;
-constexpr uint64_t kSegment = 32;      // sorted entries per accumulation thread -> head/tail sums
-constexpr uint64_t kBatchChunk = 64;   // points per batch-addition thread
-constexpr uint64_t kTreeItems = 1024;  // items one reduction block folds into one
-constexpr uint64_t kMaxChain = 32;     // longer bucket chains go to a list
+// Constants of the GPU MSM these bounds describe (its headers; the carve-up itself is in
+// src/gpu/msm.cu and the GPU harness checks these bounds against it).
+constexpr uint64_t kSegment = gpu::kMinSegment;  // the shortest segment gives the most head/tail sums
+constexpr uint64_t kBatchChunk = 64;  // points per batch-addition thread: one bitmap word
+constexpr uint64_t kTreeItems = 1024;  // items one reduction block folds into one (src/gpu/msm.cu)
+constexpr uint64_t kMaxChain = gpu::kMaxChain;
 constexpr uint64_t kSortSlack = 64 * kMiB;
-constexpr int kMinGpuWindow = 2;         // result sums are sized for this many windows at most
+constexpr int kMinGpuWindow = gpu::kMinWindow;   // result sums are sized for this many windows at most
 constexpr int kMaxWindowCut = 3;         // the planner may lower a window by up to this many bits
 constexpr double kEfficientCost = 1.10;  // "efficient" MSM pieces: within 10 % of one pass
 constexpr double kG2CostWeight = 3.0;    // a G2 XYZZ addition costs about three G1 ones (Fp2 muls)
@@ -263,10 +265,10 @@ void append(std::vector<Region>& regions, uint64_t& offset, const std::vector<Pi
 
 int msm_windows(int c) {
   if (c < 1 || c > 31) throw std::invalid_argument(fmt::format("msm_windows: window of {} bits", c));
-  return kScalarBits / c + 1;
+  return msm_digits::num_windows(c);
 }
 
-int default_msm_window(uint64_t m) { return std::clamp(ceil_log2(m) - 4, 4, 21); }
+int default_msm_window(uint64_t m) { return gpu::default_gpu_window(m); }
 
 uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c) {
   if (m == 0) return 0;

@@ -102,10 +102,11 @@ __global__ void bucket_chunks_kernel(const XYZZ<C>* __restrict__ buckets, uint32
 }
 
 template <class C>
-__global__ void batch_chunks_kernel(const Affine<C>* __restrict__ points, const uint64_t* __restrict__ bitmap,
-                                    uint64_t n, XYZZ<C>* out, uint64_t chunks) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
+    batch_words_kernel(const Affine<C>* __restrict__ points, const uint64_t* __restrict__ bitmap, uint64_t n,
+                       XYZZ<C>* out, uint64_t words) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t < chunks) out[t] = batch_chunk_sum(points, bitmap, n, t);
+  if (t < words) out[t] = batch_word_sum(points, bitmap, n, t);
 }
 
 // Row r = blockIdx.y of `in` (rows of m items, stride m): block b folds its items
@@ -266,7 +267,7 @@ template <class C>
 BatchSpace<C> carve_batch(void* base, std::size_t n) {
   Carve cv{static_cast<char*>(base)};
   BatchSpace<C> s{};
-  const std::size_t chunks = (n + kBatchChunk - 1) / kBatchChunk;
+  const std::size_t chunks = (n + 63) / 64;
   s.chunks = cv.take<XYZZ<C>>(chunks);
   s.scratch = cv.take<XYZZ<C>>((chunks + kTreeItems - 1) / kTreeItems);
   s.total = cv.used;
@@ -290,8 +291,8 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
   if (workspace_bytes < ws.total)
     return Status::invalid("pp::gpu::batch_add: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
                            std::to_string(ws.total) + " needed");
-  const uint64_t chunks = (n + kBatchChunk - 1) / kBatchChunk;
-  batch_chunks_kernel<C><<<blocks_for(chunks), kThreads, 0, stream>>>(d_points, d_bitmap, n, ws.chunks, chunks);
+  const uint64_t chunks = (n + 63) / 64;
+  batch_words_kernel<C><<<blocks_for(chunks), kThreads, 0, stream>>>(d_points, d_bitmap, n, ws.chunks, chunks);
   tree_sum<C>(ws.chunks, chunks, 1, ws.scratch, d_sum, stream);
   return last_error("pp::gpu::batch_add");
 }

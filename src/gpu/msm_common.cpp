@@ -98,9 +98,9 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
   if (bitmap.size() < (n + 63) / 64)
     throw std::invalid_argument("pp::gpu::batch_add_twin: bitmap has " + std::to_string(bitmap.size()) +
                                 " words, " + std::to_string(n) + " points need " + std::to_string((n + 63) / 64));
-  std::vector<XYZZ<C>> chunks((n + kBatchChunk - 1) / kBatchChunk);
+  std::vector<XYZZ<C>> chunks((n + 63) / 64);
   tbb::parallel_for(std::size_t(0), chunks.size(), [&](std::size_t t) {
-    chunks[t] = batch_chunk_sum(points.data(), bitmap.data(), n, t);
+    chunks[t] = batch_word_sum(points.data(), bitmap.data(), n, t);
   });
   return sum_points(chunks).to_jacobian();
 }

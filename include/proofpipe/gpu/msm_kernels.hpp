@@ -18,8 +18,8 @@
 //               buckets (a running sum per chunk plus l·S for the chunk offset l), the chunks
 //               summed by a tree per window — wide kernels, few serial steps;
 //   6. combine: the window sums are combined by Horner on the host (c doublings per window).
-// Batch addition (the scalar-1 half of the split MSM) sums the points of a bitmap in chunks
-// and then by the same tree.
+// Batch addition (the scalar-1 half of the split MSM) sums the set bits of each bitmap word in
+// one thread, then the words' sums by the same tree.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +38,6 @@ PP_HD inline uint32_t segment_length(uint64_t n) {
   const uint64_t want = n >> 17;
   return uint32_t(want < kMinSegment ? kMinSegment : want > kMaxSegment ? kMaxSegment : want);
 }
-inline constexpr uint32_t kBatchChunk = 64;     // points per batch-addition thread
 inline constexpr uint32_t kSignBit = 0x80000000u;
 inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 
@@ -140,14 +139,23 @@ PP_HD XYZZ<C> bucket_chunk_sum(const XYZZ<C>* buckets, uint32_t num_buckets, uin
   return acc + msm_digits::mul_small(running, l);
 }
 
-// Batch addition: chunk t of the n points, those whose bit is set.
+// Batch addition: the set bits of bitmap word t (points 64t .. 64t+63). A thread walks only
+// the set bits (find-first-set), so sparse bitmaps leave no lanes idle inside a warp.
 template <class C>
-PP_HD XYZZ<C> batch_chunk_sum(const Affine<C>* points, const uint64_t* bitmap, uint64_t n, uint64_t t) {
-  const uint64_t l = t * kBatchChunk;
-  const uint64_t h = l + kBatchChunk < n ? l + kBatchChunk : n;
+PP_HD XYZZ<C> batch_word_sum(const Affine<C>* points, const uint64_t* bitmap, uint64_t n, uint64_t t) {
+  uint64_t word = bitmap[t];
+  const uint64_t base = t * 64;
+  if (n - base < 64) word &= (uint64_t(1) << (n - base)) - 1;  // bits past the last point are ignored
   XYZZ<C> acc = XYZZ<C>::infinity();
-  for (uint64_t i = l; i < h; ++i)
-    if ((bitmap[i / 64] >> (i % 64)) & 1) acc = acc.add_mixed(points[i]);
+  while (word != 0) {
+#if PP_DEVICE_CODE
+    const int b = __ffsll(static_cast<long long>(word)) - 1;
+#else
+    const int b = __builtin_ctzll(word);
+#endif
+    acc = acc.add_mixed(points[base + uint64_t(b)]);
+    word &= word - 1;
+  }
   return acc;
 }
 
