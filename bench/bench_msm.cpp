@@ -12,49 +12,18 @@
 #include <tbb/task_arena.h>
 
 #include "proofpipe/msm/msm.hpp"
+#include "random_data.hpp"
 
 namespace {
 
 using namespace pp;
 
-Fr random_fr(std::mt19937_64& rng) {
-  for (;;) {
-    uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << 63) - 1)};
-    Fr r;
-    if (Fr::from_canonical(r, c)) return r;
-  }
-}
+using testdata::random_fr;
 
-template <class C>
-Affine<C> generator();
-template <>
-G1Affine generator<G1Curve>() {
-  return g1_generator();
-}
-template <>
-G2Affine generator<G2Curve>() {
-  return g2_generator();
-}
-
-// One scalar multiplication per point would dominate the setup; a random walk over a few
-// random multiples gives distinct, unrelated-looking points for one addition each.
+// Distinct, unrelated-looking points for one addition each (tests/random_data.hpp).
 template <class C>
 std::vector<Affine<C>> make_points(std::size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Jacobian<C> steps_j[8];
-  for (auto& s : steps_j) s = scalar_mul(generator<C>(), random_fr(rng));
-  Affine<C> steps[8];
-  std::vector<typename C::Field> scratch(std::max<std::size_t>(n, 8));
-  batch_to_affine(steps_j, steps, 8, scratch.data());
-  std::vector<Jacobian<C>> jac(n);
-  Jacobian<C> acc = steps_j[0];
-  for (std::size_t i = 0; i < n; ++i) {
-    acc = acc.add_mixed(steps[rng() % 8]);
-    jac[i] = acc;
-  }
-  std::vector<Affine<C>> out(n);
-  batch_to_affine(jac.data(), out.data(), n, scratch.data());
-  return out;
+  return testdata::random_points<C>(n, seed);
 }
 
 // Inputs are built once at the largest size any benchmark uses and shared by prefixes.
