@@ -11,6 +11,7 @@
 
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/gpu/prover.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "random_data.hpp"
 
@@ -208,6 +209,115 @@ void batch_cases(std::size_t n) {
 
 TEST(BatchAddTwin, G1) { batch_cases<G1Curve>(1000); }
 TEST(BatchAddTwin, G2) { batch_cases<G2Curve>(200); }
+
+// ---------------------------------------------------------------- prover
+
+// Fixed-base multiplication against the curve's double-and-add (scalar_mul), including 0, 1,
+// -1 and scalars with all-ones or all-zero bytes (every table row's extremes).
+template <class C>
+void fixed_base_cases(std::size_t n) {
+  std::vector<Fr> ks = random_scalars(n, kSeed + 9);
+  ks.push_back(Fr::zero());
+  ks.push_back(Fr::one());
+  ks.push_back(-Fr::one());
+  ks.push_back(Fr::from_u64(0xff00ff00ff00ff00ULL));
+  const Affine<C> base = testdata::random_points<C>(1, kSeed + 10)[0];
+  const std::vector<Affine<C>> got = gpu::fixed_base_twin<C>(base, ks);
+  ASSERT_EQ(got.size(), ks.size());
+  for (std::size_t i = 0; i < ks.size(); ++i)
+    EXPECT_TRUE(Jacobian<C>::from_affine(got[i]) == scalar_mul(base, ks[i])) << "scalar " << i;
+}
+TEST(FixedBaseTwin, G1) { fixed_base_cases<G1Curve>(60); }
+TEST(FixedBaseTwin, G2) { fixed_base_cases<G2Curve>(20); }
+
+// A witness-like assignment: zeros, ones and other values in random order.
+std::vector<Fr> mixed_assignment(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Fr> z = random_scalars(n, seed);
+  for (Fr& x : z) {
+    const auto r = rng() % 10;
+    if (r < 4) x = Fr::zero();
+    else if (r < 8) x = Fr::one();
+  }
+  return z;
+}
+
+TEST(Classify, SplitsZeroOneAndOtherInPointOrder) {
+  const std::size_t num_inputs = 3, num_aux = 300;
+  const std::vector<Fr> z = mixed_assignment(num_inputs + num_aux, kSeed + 11);
+  const std::span<const Fr> input(z.data(), num_inputs), aux(z.data() + num_inputs, num_aux);
+  std::vector<uint64_t> density((num_aux + 63) / 64), input_density(1, 0b101);
+  std::mt19937_64 rng(kSeed + 12);
+  for (auto& w : density) w = rng() & rng();
+  density.back() &= (uint64_t(1) << (num_aux % 64)) - 1;
+  for (const bool filtered_inputs : {false, true}) {
+    const std::vector<uint32_t> vars =
+        gpu::query_variables(num_inputs, filtered_inputs ? &input_density : nullptr, num_aux, density);
+    // Independent recount: walk the variables in order.
+    std::vector<uint32_t> want;
+    for (uint32_t i = 0; i < num_inputs; ++i)
+      if (!filtered_inputs || (input_density[0] >> i) & 1) want.push_back(i);
+    for (uint32_t j = 0; j < num_aux; ++j)
+      if ((density[j / 64] >> (j % 64)) & 1) want.push_back(uint32_t(num_inputs) + j);
+    ASSERT_EQ(vars, want);
+    const gpu::SplitBits bits = gpu::classify(input, aux, vars, 0, vars.size());
+    std::size_t ones = 0, other = 0;
+    for (std::size_t p = 0; p < vars.size(); ++p) {
+      const Fr& x = z[vars[p]];
+      const bool is_one = x == Fr::one(), is_other = !x.is_zero() && !is_one;
+      EXPECT_EQ(test_bit(bits.ones, p), is_one) << p;
+      EXPECT_EQ(test_bit(bits.other, p), is_other) << p;
+      ones += is_one;
+      other += is_other;
+    }
+    EXPECT_EQ(bits.ones_count, ones);
+    EXPECT_EQ(bits.other_count, other);
+  }
+  // Identity map with an offset (the L query: point p is aux variable p).
+  const gpu::SplitBits l = gpu::classify(input, aux, {}, num_inputs, num_aux);
+  for (std::size_t p = 0; p < num_aux; ++p) EXPECT_EQ(test_bit(l.ones, p), z[num_inputs + p] == Fr::one()) << p;
+}
+
+// The tail gather in pieces [lo, hi) yields exactly the "other" points and their scalars, in
+// order; summed piece by piece with the MSM it gives the tail's share of the split MSM.
+template <class C>
+void tail_gather_cases(std::size_t n) {
+  const std::vector<Fr> z = mixed_assignment(n + 5, kSeed + 13);
+  const std::vector<Affine<C>> pts = random_points<C>(n, kSeed + 14);
+  std::vector<uint32_t> vars(n);
+  for (std::size_t p = 0; p < n; ++p) vars[p] = uint32_t((p * 7 + 3) % (n + 5));
+  for (const bool mapped : {false, true}) {
+    const std::span<const uint32_t> map = mapped ? std::span<const uint32_t>(vars) : std::span<const uint32_t>();
+    const gpu::SplitBits bits = gpu::classify(std::span<const Fr>(z).first(2), std::span<const Fr>(z).subspan(2), map, 0, n);
+    std::vector<Affine<C>> want_pts;
+    std::vector<Fr> want_sc;
+    for (std::size_t p = 0; p < n; ++p)
+      if (test_bit(bits.other, p)) {
+        want_pts.push_back(pts[p]);
+        want_sc.push_back(z[mapped ? vars[p] : p]);
+      }
+    ASSERT_EQ(want_pts.size(), bits.other_count);
+    for (const std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(64), bits.other_count + 10}) {
+      std::vector<Affine<C>> got_pts, gp;
+      std::vector<Fr> got_sc, gs;
+      for (std::size_t lo = 0; lo < bits.other_count; lo += piece) {
+        gpu::tail_gather_twin<C>(bits.other, lo, lo + piece, pts, z, map, gp, gs);
+        ASSERT_EQ(gp.size(), std::min(piece, bits.other_count - lo));
+        got_pts.insert(got_pts.end(), gp.begin(), gp.end());
+        got_sc.insert(got_sc.end(), gs.begin(), gs.end());
+      }
+      EXPECT_TRUE(got_pts == want_pts) << "piece " << piece;
+      EXPECT_TRUE(got_sc == want_sc) << "piece " << piece;
+    }
+    // A range past the tail yields nothing.
+    std::vector<Affine<C>> gp;
+    std::vector<Fr> gs;
+    gpu::tail_gather_twin<C>(bits.other, bits.other_count, bits.other_count + 5, pts, z, map, gp, gs);
+    EXPECT_TRUE(gp.empty());
+  }
+}
+TEST(TailGatherTwin, G1) { tail_gather_cases<G1Curve>(700); }
+TEST(TailGatherTwin, G2) { tail_gather_cases<G2Curve>(130); }
 
 }  // namespace
 }  // namespace pp::test

@@ -33,7 +33,10 @@ uint64_t brief_workspace(uint64_t xyzz, uint64_t m, int c) {
   const auto a = [](uint64_t x) { return (x + 255) / 256 * 256; };
   const uint64_t w = 255 / uint64_t(c) + 1, b = uint64_t(1) << (c - 1);
   const uint64_t l = std::min<uint64_t>(64, std::max<uint64_t>(4, (w * b) >> 17));
-  const uint64_t red = (b + l - 1) / l, seg = (m + 31) / 32;
+  // Segments: 8 entries each below 2^20 points, m >> 17 in the middle (at most 2^17 + 2^14 + 1
+  // of them), 1024 above 2^27 — the most any m' <= m can have.
+  const uint64_t middle = (uint64_t(1) << 17) + (uint64_t(1) << 14) + 1;
+  const uint64_t red = (b + l - 1) / l, seg = std::min((m + 7) / 8, std::max((m + 1023) / 1024, middle));
   return 4 * a(4 * m) + a(8 * m + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + a(w * red * xyzz) +
          a(w * ((red + 1023) / 1024) * xyzz) + a(2 * (seg / 33 + 1) * 8) + a(4);
 }
@@ -66,11 +69,11 @@ TEST(PlanBounds, WindowsAndDefaults) {
 }
 
 TEST(PlanBounds, WorkspaceByHand) {
-  // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks, 32768 segments.
+  // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks, 131072 segments.
   //   keys/values 4 x 4 MiB = 16777216; sort 8 MiB + 64 MiB = 75497472; buckets 16 x 2^15 x 192 =
-  //   100663296; head + tail 2 x 32768 x 192 = 12582912; chunks 16 x 8192 x 192 = 25165824;
-  //   scratch 16 x 8 x 192 = 24576; long chains 2 x 993 x 8 = 15888 -> 16128; count 4 -> 256.
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 230727680u);
+  //   100663296; head + tail 2 x 131072 x 192 = 50331648; chunks 16 x 8192 x 192 = 25165824;
+  //   scratch 16 x 8 x 192 = 24576; long chains 2 x 3972 x 8 = 63552 -> 63744; count 4 -> 256.
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 268524032u);
   EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
   EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);

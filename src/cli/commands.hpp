@@ -102,6 +102,13 @@ int run_zkey(const ZkeyOptions& options);
 struct BenchProveOptions {
   SyntheticCliOptions circuit;
   int repeat = 1;
+  // GPU prover (builds with CUDA): key points made on the GPU, SRS placement by the planner.
+  bool gpu = false;
+  int device = 0;
+  std::vector<std::string> vram_budgets;  // one prover per budget, in order; "card" = the card
+  std::string srs = "auto";    // auto | resident | streamed
+  bool check_cpu = false;      // also prove on the CPU and compare the proofs byte for byte
+  std::optional<std::filesystem::path> write_params;  // write the synthetic key as .params
 };
 int run_bench_prove(const BenchProveOptions& options);
 

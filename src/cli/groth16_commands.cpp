@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -13,6 +14,10 @@
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/witness.hpp"
+#if PROOFPIPE_HAS_CUDA
+#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/gpu/prover.hpp"
+#endif
 
 namespace pp::cli {
 namespace {
@@ -239,7 +244,118 @@ int run_info(const std::filesystem::path& file) {
   return 0;
 }
 
+namespace {
+
+#if PROOFPIPE_HAS_CUDA
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// One prover (one budget) over the partitions, `repeat` times.
+int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& opts, const ProvingKey& pk,
+                     const std::vector<Witness>& witnesses, const std::vector<std::vector<Fr>>& publics,
+                     const std::string& budget) {
+  gpu::ProverConfig cfg;
+  cfg.device = options.device;
+  if (budget != "card") cfg.budget = engine::parse_byte_size(budget);
+  cfg.srs = options.srs == "resident"   ? engine::SrsPlacement::resident
+            : options.srs == "streamed" ? engine::SrsPlacement::streamed
+                                        : engine::SrsPlacement::automatic;
+  std::unique_ptr<gpu::Prover> prover;
+  {
+    Stage s("GPU prover start-up (arena, tables, SRS upload or pinning)");
+    prover = std::make_unique<gpu::Prover>(pk, witnesses[0].densities, cfg);
+  }
+  const engine::MemoryPlan& plan = prover->plan();
+  fmt::print("budget {}: plan: SRS {}, arena {}, budget {}, msm pieces <= {} points, windows G1 {} G2 {}\n",
+             budget, engine::to_string(plan.srs), engine::format_bytes(plan.arena_bytes), engine::format_bytes(plan.budget),
+             plan.msm_chunk, plan.window_g1, plan.window_g2);
+  std::vector<gpu::GpuTimes> all;
+  std::vector<double> walls;
+  for (int rep = 0; rep < options.repeat; ++rep) {
+    std::vector<gpu::GpuTimes> t;
+    const auto t0 = Clock::now();
+    const std::vector<Proof> proofs = prover->prove(witnesses, opts.seed + uint64_t(rep), &t);
+    const double wall = seconds_since(t0);
+    walls.push_back(wall / double(proofs.size()));
+    all.insert(all.end(), t.begin(), t.end());
+    fmt::print("run {}: {} partition(s) of 2^{} in {:.3f} s wall ({:.3f} s per partition, host staging included)\n",
+               rep, proofs.size(), opts.lg_constraints, wall, wall / double(proofs.size()));
+    if (!batch_verify(pk.vk, publics, proofs, opts.seed)) {
+      fmt::print(stderr, "bench: the GPU proofs did NOT verify\n");
+      return 1;
+    }
+    if (options.check_cpu) {
+      const std::vector<Proof> cpu = prove(pk, witnesses, opts.seed + uint64_t(rep));
+      for (std::size_t i = 0; i < cpu.size(); ++i)
+        if (cpu[i].to_bytes() != proofs[i].to_bytes()) {
+          fmt::print(stderr, "bench: GPU and CPU proofs differ at partition {}\n", i);
+          return 1;
+        }
+      fmt::print("run {}: GPU proofs equal the CPU prover's byte for byte\n", rep);
+    }
+  }
+  auto col = [&](double gpu::GpuTimes::*field) {
+    std::vector<double> v;
+    for (const gpu::GpuTimes& t : all) v.push_back(t.*field);
+    return median(v);
+  };
+  fmt::print("GPU time per partition, median of {} (ms): upload {:.1f} | ntt+H {:.1f} | msm H {:.1f} | L {:.1f} | "
+             "A {:.1f} | B_G1 {:.1f} | B_G2 {:.1f} | compute total {:.1f}; wall per partition {:.3f} s\n",
+             all.size(), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
+             col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
+             col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls));
+  return 0;
+}
+
+// The GPU prover on a synthetic circuit: key exponents on the CPU, points on the GPU, then
+// `repeat` runs over the partitions; per-stage GPU times (CUDA events) as medians over all
+// partitions of all runs; every run's proofs batch-verified.
+int bench_prove_gpu(const BenchProveOptions& options) {
+  const SyntheticOptions opts = synthetic_options(options.circuit);
+  std::vector<Witness> witnesses;
+  std::vector<std::vector<Fr>> publics;
+  ProvingKey pk;
+  {
+    KeyScalars ks;
+    {
+      Stage s(fmt::format("circuit and {} witness(es) at 2^{}", options.circuit.partitions, opts.lg_constraints));
+      const R1cs r1cs = make_porep_like_r1cs(opts);
+      for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
+        const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
+        witnesses.push_back(witness_from_assignment(r1cs, z));
+        publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+      }
+      Stage k("key exponents (CPU)");
+      ks = key_scalars(r1cs, opts.seed);
+    }
+    Stage s("key points (GPU)");
+    pk = gpu::key_points(ks, options.device);
+  }
+  if (options.write_params) {
+    Stage s("writing " + options.write_params->string());
+    write_params(*options.write_params, pk);
+  }
+  std::vector<std::string> budgets = options.vram_budgets;
+  if (budgets.empty()) budgets.push_back("card");
+  for (const std::string& budget : budgets)
+    if (int rc = bench_gpu_budget(options, opts, pk, witnesses, publics, budget); rc != 0) return rc;
+  fmt::print("all proofs verified\n");
+  return 0;
+}
+#endif
+
+}  // namespace
+
 int run_bench_prove(const BenchProveOptions& options) {
+  if (options.gpu) {
+#if PROOFPIPE_HAS_CUDA
+    return bench_prove_gpu(options);
+#else
+    throw std::runtime_error("bench prove --gpu: this proofpipe was built without CUDA (PROOFPIPE_CUDA=OFF)");
+#endif
+  }
   const SyntheticOptions opts = synthetic_options(options.circuit);
   R1cs r1cs;
   ProvingKey pk;
@@ -255,6 +371,10 @@ int run_bench_prove(const BenchProveOptions& options) {
       witnesses.push_back(witness_from_assignment(r1cs, z));
       publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
     }
+  }
+  if (options.write_params) {
+    Stage s("writing " + options.write_params->string());
+    write_params(*options.write_params, pk);
   }
   for (int rep = 0; rep < options.repeat; ++rep) {
     ProveTimings t;

@@ -114,9 +114,18 @@ int main(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "Benchmarks");
   bench->require_subcommand(1);
   pp::cli::BenchProveOptions bench_prove;
-  auto* bp = bench->add_subcommand("prove", "Time the CPU prover on a synthetic circuit (proofs are verified)");
+  auto* bp = bench->add_subcommand("prove", "Time the CPU (or --gpu) prover on a synthetic circuit (proofs are verified)");
   add_synthetic_options(bp, bench_prove.circuit, true);
   bp->add_option("--repeat", bench_prove.repeat, "Timed runs")->check(CLI::Range(1, 100))->capture_default_str();
+  bp->add_flag("--gpu", bench_prove.gpu, "Prove on the GPU (the key's points are made on the GPU too)");
+  bp->add_option("--device", bench_prove.device, "CUDA device ordinal (--gpu)")->check(CLI::NonNegativeNumber);
+  bp->add_option("--vram-budget", bench_prove.vram_budgets,
+                 "Device memory the prover may use, e.g. 16GiB, or 'card' (--gpu; several: one run each, same key)");
+  bp->add_option("--srs", bench_prove.srs, "SRS placement (--gpu): auto, resident or streamed")
+      ->check(CLI::IsMember({"auto", "resident", "streamed"}))
+      ->capture_default_str();
+  bp->add_flag("--check-cpu", bench_prove.check_cpu, "Also prove on the CPU and require identical proofs (--gpu)");
+  bp->add_option("--write-params", bench_prove.write_params, "Write the synthetic proving key to this .params file");
 
   pp::cli::BenchGpuOptions bench_gpu;
   std::vector<CLI::App*> gpu_benches;

@@ -4,7 +4,7 @@
 // and batch addition for G1 and G2 at sizes 1..2^20 plus the edge cases.
 //
 // Usage: proofpipe_gpu_kernels_test [--seed S] [--max-ntt-lg N (24)] [--max-msm-lg N (20)]
-//                                  [--max-g2-lg N (18)] [--device D]
+//                                  [--max-g2-lg N (18)] [--max-prover-lg N (18)] [--device D]
 // Exit status: 0 every row passed, 1 a mismatch, 2 usage or CUDA error.
 
 #include <cuda_runtime.h>
@@ -24,6 +24,8 @@
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/gpu/prover.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "random_data.hpp"
 
@@ -272,9 +274,83 @@ void planner_rows() {
   row("planner bounds >= kernels' workspace (MSM, batch add, NTT tables)", "1..2^30", ok, ms_since(t0));
 }
 
+bool same_key(const ProvingKey& x, const ProvingKey& y) {
+  const VerifyingKey &a = x.vk, &b = y.vk;
+  return a.alpha_g1 == b.alpha_g1 && a.beta_g1 == b.beta_g1 && a.beta_g2 == b.beta_g2 && a.gamma_g2 == b.gamma_g2 &&
+         a.delta_g1 == b.delta_g1 && a.delta_g2 == b.delta_g2 && a.ic == b.ic && x.h == y.h && x.l == y.l &&
+         x.a == y.a && x.b_g1 == y.b_g1 && x.b_g2 == y.b_g2 && x.convention == y.convention;
+}
+
+// The GPU prover end to end: the key's points made on the GPU equal setup()'s, and its proofs
+// equal the CPU prover's byte for byte (same r, s) and verify, for both conventions, the SRS
+// resident and streamed (at the smallest streamed budget: many chunks), and witnesses with no
+// tail, no ones, or mixed.
+void prover_rows(int max_lg, uint64_t seed) {
+  struct Case {
+    int lg;
+    KeyConvention conv;
+    engine::SrsPlacement srs;
+    bool tight;  // budget = the planner's minimum for the placement
+    double zero, one;
+  };
+  const std::vector<Case> cases = {
+      {8, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
+      {8, kSnarkjsConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
+      {10, kBellmanConvention, engine::SrsPlacement::resident, false, 0.0, 0.0},
+      {10, kBellmanConvention, engine::SrsPlacement::resident, false, 0.5, 0.5},
+      {10, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45},
+      {14, kSnarkjsConvention, engine::SrsPlacement::streamed, false, 0.3, 0.3},
+      {16, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
+      {18, kBellmanConvention, engine::SrsPlacement::streamed, true, 0.45, 0.45},
+      {18, kSnarkjsConvention, engine::SrsPlacement::resident, true, 0.45, 0.45},
+  };
+  for (const Case& c : cases) {
+    if (c.lg > max_lg) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    SyntheticOptions o;
+    o.lg_constraints = c.lg;
+    o.zero_fraction = c.zero;
+    o.one_fraction = c.one;
+    o.seed = seed + uint64_t(c.lg);
+    const R1cs r1cs = make_porep_like_r1cs(o);
+    const KeyScalars ks = key_scalars(r1cs, seed, c.conv);
+    const ProvingKey pk = gpu::key_points(ks, 0);
+    const bool bellman = c.conv.h_basis == HBasis::bellman;
+    const std::string conv = bellman ? "bellman" : "snarkjs";
+    const std::string size = "2^" + std::to_string(c.lg);
+    if (c.lg <= 14) row("key points on the GPU == setup() (" + conv + ")", size, same_key(pk, setup(r1cs, seed, {}, c.conv)), ms_since(t0));
+    std::vector<Witness> ws;
+    std::vector<std::vector<Fr>> publics;
+    for (uint64_t k = 0; k < 3; ++k) {
+      const std::vector<Fr> z = make_witness(r1cs, o, seed + 77 + k);
+      ws.push_back(witness_from_assignment(r1cs, z));
+      publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+    }
+    gpu::ProverConfig cfg;
+    cfg.srs = c.srs;
+    if (c.tight) {
+      const engine::CircuitShape shape =
+          engine::shape_from_key_sizes(pk.vk.ic.size(), pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size(), bellman);
+      cfg.budget = engine::minimum_budget(shape, c.srs);
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    gpu::Prover prover(pk, ws[0].densities, cfg);
+    const std::vector<Proof> got = prover.prove(ws, seed + 5);
+    const double gpu_ms = ms_since(t1);
+    const std::vector<Proof> want = prove(pk, ws, seed + 5);
+    bool equal = got.size() == want.size();
+    for (std::size_t i = 0; equal && i < got.size(); ++i) equal = got[i].to_bytes() == want[i].to_bytes();
+    const bool valid = batch_verify(pk.vk, publics, got, seed);
+    char what[160];
+    std::snprintf(what, sizeof what, "prover: 3 proofs == CPU, verify (%s, %s%s, 0/1 %.2f/%.2f)", conv.c_str(),
+                  engine::to_string(prover.plan().srs), c.tight ? " min budget" : "", c.zero, c.one);
+    row(what, size, equal && valid, gpu_ms);
+  }
+}
+
 int run(int argc, char** argv) {
   uint64_t seed = 0x6b65726e656c7321ULL;  // "kernels!"
-  int max_ntt = 24, max_msm = 20, max_g2 = 18, device = 0;
+  int max_ntt = 24, max_msm = 20, max_g2 = 18, max_prover = 18, device = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -285,6 +361,7 @@ int run(int argc, char** argv) {
     else if (a == "--max-ntt-lg") max_ntt = std::atoi(next());
     else if (a == "--max-msm-lg") max_msm = std::atoi(next());
     else if (a == "--max-g2-lg") max_g2 = std::atoi(next());
+    else if (a == "--max-prover-lg") max_prover = std::atoi(next());
     else if (a == "--device") device = std::atoi(next());
     else throw std::invalid_argument("unknown argument " + a);
   }
@@ -294,6 +371,7 @@ int run(int argc, char** argv) {
   std::printf("proofpipe_gpu_kernels_test: %s, seed 0x%016" PRIx64 "\n", prop.name, seed);
   std::printf("%-58s %-12s %-4s %12s\n", "check (GPU == CPU library)", "size", "", "time");
   planner_rows();
+  prover_rows(max_prover, seed + 300);
   ntt_rows(max_ntt, seed);
   msm_rows<G1Curve>("G1", max_msm, seed + 100);
   msm_rows<G2Curve>("G2", max_g2, seed + 200);

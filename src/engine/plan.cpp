@@ -19,7 +19,15 @@ namespace {
 
 // Constants of the GPU MSM these bounds describe (its headers; the carve-up itself is in
 // src/gpu/msm.cu and the GPU harness checks these bounds against it).
-constexpr uint64_t kSegment = gpu::kMinSegment;  // the shortest segment gives the most head/tail sums
+constexpr uint64_t kMinSegment = gpu::kMinSegment, kMaxSegment = gpu::kMaxSegment;
+// The GPU MSM cuts m sorted entries into segments of segment_length(m) = clamp(m >> 17, min, max)
+// entries. This bounds ceil(m' / segment_length(m')) for every m' <= m (monotone in m): below
+// min·2^17 points at most ceil(m/min); in the middle floor(m'/2^17) >= min entries each, so at
+// most 2^17·(1 + 1/min) + 1 segments; above, ceil(m/max).
+uint64_t segments_bound(uint64_t m) {
+  const uint64_t middle = (uint64_t(1) << 17) + (uint64_t(1) << 17) / kMinSegment + 1;
+  return std::min((m + kMinSegment - 1) / kMinSegment, std::max((m + kMaxSegment - 1) / kMaxSegment, middle));
+}
 constexpr uint64_t kBatchChunk = 64;  // points per batch-addition thread: one bitmap word
 constexpr uint64_t kTreeItems = 1024;  // items one reduction block folds into one (src/gpu/msm.cu)
 constexpr uint64_t kMaxChain = gpu::kMaxChain;
@@ -274,7 +282,7 @@ uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c) {
   if (m == 0) return 0;
   const uint64_t w = uint64_t(msm_windows(c)), buckets = uint64_t(1) << (c - 1), x = xyzz_bytes(curve);
   const uint64_t per_thread = std::clamp<uint64_t>((w * buckets) >> 17, 4, 64);
-  const uint64_t chunks = ceil_div(buckets, per_thread), segments = ceil_div(m, kSegment);
+  const uint64_t chunks = ceil_div(buckets, per_thread), segments = segments_bound(m);
   uint64_t used = 0;
   const auto take = [&](uint64_t bytes) { used = align_up(used) + bytes; };
   for (int i = 0; i < 4; ++i) take(4 * m);                        // keys, values and their sort double buffers

@@ -112,7 +112,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
 // Row r = blockIdx.y of `in` (rows of m items, stride m): block b folds its items
 // [b·kTreeItems, ...) into out[r·gridDim.x + b] — strided partial sums, then a shared tree.
 template <class C>
-__global__ void __launch_bounds__(kThreads) tree_kernel(const XYZZ<C>* __restrict__ in, uint64_t m, XYZZ<C>* out) {
+__global__ void __launch_bounds__(kThreads) tree_kernel(const XYZZ<C>* __restrict__ in, uint64_t m, XYZZ<C>* out,
+                                                        bool accumulate) {
   __shared__ XYZZ<C> s[kThreads];
   const XYZZ<C>* row = in + uint64_t(blockIdx.y) * m;
   const uint64_t begin = uint64_t(blockIdx.x) * kTreeItems;
@@ -125,20 +126,25 @@ __global__ void __launch_bounds__(kThreads) tree_kernel(const XYZZ<C>* __restric
     if (threadIdx.x < half) s[threadIdx.x] = s[threadIdx.x] + s[threadIdx.x + half];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[uint64_t(blockIdx.y) * gridDim.x + blockIdx.x] = s[0];
+  if (threadIdx.x == 0) {
+    XYZZ<C>& o = out[uint64_t(blockIdx.y) * gridDim.x + blockIdx.x];
+    o = accumulate ? o + s[0] : s[0];
+  }
 }
 
 // Folds `rows` rows of m points each (contiguous, stride m) at `in` to one point per row at
-// out[0 .. rows). `scratch` holds rows·ceil(m / kTreeItems) points; `in` is overwritten.
+// out[0 .. rows) (or adds them to out when accumulating). `scratch` holds
+// rows·ceil(m / kTreeItems) points; `in` is overwritten.
 template <class C>
-void tree_sum(XYZZ<C>* in, uint64_t m, unsigned rows, XYZZ<C>* scratch, XYZZ<C>* out, Stream stream) {
+void tree_sum(XYZZ<C>* in, uint64_t m, unsigned rows, XYZZ<C>* scratch, XYZZ<C>* out, bool accumulate,
+              Stream stream) {
   while (m > kTreeItems) {
     const uint64_t blocks = (m + kTreeItems - 1) / kTreeItems;
-    tree_kernel<C><<<dim3(unsigned(blocks), rows), kThreads, 0, stream>>>(in, m, scratch);
+    tree_kernel<C><<<dim3(unsigned(blocks), rows), kThreads, 0, stream>>>(in, m, scratch, false);
     std::swap(in, scratch);  // the next round reads scratch and writes into in (larger)
     m = blocks;
   }
-  tree_kernel<C><<<dim3(1, rows), kThreads, 0, stream>>>(in, m, out);
+  tree_kernel<C><<<dim3(1, rows), kThreads, 0, stream>>>(in, m, out, accumulate);
 }
 
 // The pieces of the MSM workspace.
@@ -188,7 +194,8 @@ std::size_t msm_workspace_bytes(const MsmShape& shape) {
 
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, void* d_workspace,
-           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace) {
+           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace,
+           bool accumulate) {
   if (d_window_sums == nullptr) return Status::invalid("pp::gpu::msm: null result pointer");
   const bool timed = trace != nullptr && trace->events != nullptr && trace->count >= msm_trace_events(sh);
   std::size_t next_event = 0;
@@ -197,7 +204,9 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   };
   if (sh.c < kMinWindow || sh.c > kMaxWindow) return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
   if (sh.n == 0)
-    return from_cuda(cudaMemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream), "pp::gpu::msm");
+    return accumulate ? Status{}
+                      : from_cuda(cudaMemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream),
+                                  "pp::gpu::msm");
   if (d_points == nullptr || d_scalars == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::msm: null pointer");
   MsmSpace<C> ws = carve_msm<C>(d_workspace, sh);
@@ -236,7 +245,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.windows();
   bucket_chunks_kernel<C><<<blocks_for(all_chunks), kThreads, 0, stream>>>(
       ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()), ws.chunks);
-  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, stream);
+  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, accumulate, stream);
   mark();
   return last_error("pp::gpu::msm");
 }
@@ -282,9 +291,11 @@ std::size_t batch_add_workspace_bytes(std::size_t n) {
 
 template <class C>
 Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_t n, void* d_workspace,
-                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream) {
+                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream, bool accumulate) {
   if (d_sum == nullptr) return Status::invalid("pp::gpu::batch_add: null result pointer");
-  if (n == 0) return from_cuda(cudaMemsetAsync(d_sum, 0, sizeof(XYZZ<C>), stream), "pp::gpu::batch_add");
+  if (n == 0)
+    return accumulate ? Status{}
+                      : from_cuda(cudaMemsetAsync(d_sum, 0, sizeof(XYZZ<C>), stream), "pp::gpu::batch_add");
   if (d_points == nullptr || d_bitmap == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::batch_add: null pointer");
   BatchSpace<C> ws = carve_batch<C>(d_workspace, n);
@@ -293,19 +304,19 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
                            std::to_string(ws.total) + " needed");
   const uint64_t chunks = (n + 63) / 64;
   batch_words_kernel<C><<<blocks_for(chunks), kThreads, 0, stream>>>(d_points, d_bitmap, n, ws.chunks, chunks);
-  tree_sum<C>(ws.chunks, chunks, 1, ws.scratch, d_sum, stream);
+  tree_sum<C>(ws.chunks, chunks, 1, ws.scratch, d_sum, accumulate, stream);
   return last_error("pp::gpu::batch_add");
 }
 
 #define PP_GPU_MSM_INSTANTIATE(C)                                                                              \
   template std::size_t msm_workspace_bytes<C>(const MsmShape&);                                              \
   template Status msm<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, Stream,      \
-                         const MsmTrace*);                                                                     \
+                         const MsmTrace*, bool);                                                               \
   template Status msm_wait<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, XYZZ<C>*, \
                               Stream, Jacobian<C>*);                                                           \
   template std::size_t batch_add_workspace_bytes<C>(std::size_t);                                            \
   template Status batch_add<C>(const Affine<C>*, const uint64_t*, std::size_t, void*, std::size_t, XYZZ<C>*,     \
-                               Stream);
+                               Stream, bool);
 PP_GPU_MSM_INSTANTIATE(G1Curve)
 PP_GPU_MSM_INSTANTIATE(G2Curve)
 

@@ -2,6 +2,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
+#include <tbb/parallel_reduce.h>
 
 #include <bit>
 
@@ -137,33 +138,6 @@ void h_scalars_snarkjs(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& 
 
 std::string partition_name(std::size_t part) { return "partition " + std::to_string(part) + ": "; }
 
-void check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
-  const std::string where = partition_name(part);
-  const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
-  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
-    if (got != want)
-      throw std::invalid_argument(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
-                                  std::to_string(want) + " (witness and proving key do not match)");
-  };
-  expect("the input assignment", num_inputs, pk.vk.ic.size(), "values");
-  expect("the aux assignment", num_aux, pk.l.size(), "values");
-  expect("b", w.b.size(), w.a.size(), "values");
-  expect("c", w.c.size(), w.a.size(), "values");
-  if (num_inputs == 0 || !w.input[0].is_one()) throw std::invalid_argument(where + "input[0] must be 1");
-  const Densities& d = w.densities;
-  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
-  (void)key_domain(pk, w.a.size(), where);
-  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
-  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
-  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
-  for (std::size_t k = 0; k < w.a.size(); ++k)
-    if (w.a[k] * w.b[k] != w.c[k])
-      throw std::invalid_argument(where + "a·b != c at constraint " + std::to_string(k) +
-                                  " (the witness does not satisfy the circuit)");
-}
-
 }  // namespace
 
 Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
@@ -192,16 +166,72 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   return w;
 }
 
+Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
+  const std::string where = partition_name(part);
+  const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
+  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
+    if (got != want)
+      throw std::invalid_argument(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
+                                  std::to_string(want) + " (witness and proving key do not match)");
+  };
+  expect("the input assignment", num_inputs, pk.vk.ic.size(), "values");
+  expect("the aux assignment", num_aux, pk.l.size(), "values");
+  expect("b", w.b.size(), w.a.size(), "values");
+  expect("c", w.c.size(), w.a.size(), "values");
+  if (num_inputs == 0 || !w.input[0].is_one()) throw std::invalid_argument(where + "input[0] must be 1");
+  const Densities& d = w.densities;
+  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
+  const Domain domain = key_domain(pk, w.a.size(), where);
+  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
+  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
+  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
+  // The lowest unsatisfied row, found in parallel (2^27 rows take seconds on one core).
+  const std::size_t rows = w.a.size();
+  const std::size_t bad = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, rows, 1 << 14), rows,
+      [&](const tbb::blocked_range<std::size_t>& r, std::size_t found) {
+        for (std::size_t k = r.begin(); k != r.end() && k < found; ++k)
+          if (w.a[k] * w.b[k] != w.c[k]) return k;
+        return found;
+      },
+      [](std::size_t x, std::size_t y) { return std::min(x, y); });
+  if (bad < rows)
+    throw std::invalid_argument(where + "a·b != c at constraint " + std::to_string(bad) +
+                                " (the witness does not satisfy the circuit)");
+  return domain;
+}
+
+
+std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions) {
+  std::mt19937_64 rng(seed);
+  std::vector<Randomizers> out(partitions);
+  for (Randomizers& rs : out) {
+    rs.r = random_scalar(rng);
+    rs.s = random_scalar(rng);
+  }
+  return out;
+}
+
+Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs) {
+  const Fr &r = rs.r, &s = rs.s;
+  const G1Jacobian g_a = sums.a.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
+  const G2Jacobian g_b = sums.b_g2.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
+  const G1Jacobian b1 = sums.b_g1.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
+  const G1Jacobian g_c = sums.h + sums.l + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
+  return Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()};
+}
+
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings, const ProgressFn& progress) {
-  std::mt19937_64 rng(seed);
+  const std::vector<Randomizers> randomness = randomizers_from_seed(seed, witnesses.size());
   std::vector<Proof> proofs;
   ProveTimings total;
   for (std::size_t part = 0; part < witnesses.size(); ++part) {
     const Witness& w = witnesses[part];
     auto t0 = Clock::now();
-    check_witness(pk, w, part);
-    const Domain domain = key_domain(pk, w.a.size(), partition_name(part));
+    const Domain domain = check_witness(pk, w, part);
     const std::size_t n = domain.size();
     std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
     std::copy(w.a.begin(), w.a.end(), a.begin());
@@ -225,34 +255,25 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
     const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
 
-    G1Jacobian h_sum, l_sum, a_sum, b1_sum;
-    G2Jacobian b2_sum;
+    MsmSums sums;
     t0 = Clock::now();
-    h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
+    sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
     total.msm_h += ms_since(t0);
     t0 = Clock::now();
-    l_sum = split_msm<G1Curve>(pk.l, w.aux);
+    sums.l = split_msm<G1Curve>(pk.l, w.aux);
     total.msm_l += ms_since(t0);
     t0 = Clock::now();
-    a_sum = split_msm<G1Curve>(pk.a, a_scalars);
+    sums.a = split_msm<G1Curve>(pk.a, a_scalars);
     total.msm_a += ms_since(t0);
     t0 = Clock::now();
-    b1_sum = split_msm<G1Curve>(pk.b_g1, b_scalars);
+    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
     total.msm_b_g1 += ms_since(t0);
     t0 = Clock::now();
-    b2_sum = split_msm<G2Curve>(pk.b_g2, b_scalars);
+    sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars);
     total.msm_b_g2 += ms_since(t0);
 
-    // A = alpha + sum A + r delta; B = beta + sum B + s delta;
-    // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
     t0 = Clock::now();
-    const Fr r = random_scalar(rng), s = random_scalar(rng);
-    const VerifyingKey& vk = pk.vk;
-    const G1Jacobian g_a = a_sum.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
-    const G2Jacobian g_b = b2_sum.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
-    const G1Jacobian b1 = b1_sum.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
-    const G1Jacobian g_c = h_sum + l_sum + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
-    proofs.push_back(Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()});
+    proofs.push_back(assemble_proof(pk.vk, sums, randomness[part]));
     total.assembly += ms_since(t0);
     if (progress) progress(part + 1, witnesses.size());
   }

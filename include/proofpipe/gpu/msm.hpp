@@ -57,9 +57,12 @@ inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std:
 
 // d_window_sums[0 .. shape.windows()) = the window sums of sum_i scalars[i]·points[i]
 // (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the host.
+// With `accumulate` the window sums are added to d_window_sums instead (an MSM in pieces of
+// one window size; all-zero bytes are the point at infinity).
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
-           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr);
+           std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr,
+           bool accumulate = false);
 template <class C>
 Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape);
 // msm + copy of the window sums + cudaStreamSynchronize(stream) + msm_combine, for callers that
@@ -71,9 +74,10 @@ Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& 
 
 template <class C>
 std::size_t batch_add_workspace_bytes(std::size_t n);
-// *d_sum = sum of d_points[i] whose bit is set in d_bitmap (ceil(n/64) words, LSB first).
+// *d_sum = sum of d_points[i] whose bit is set in d_bitmap (ceil(n/64) words, LSB first);
+// added to *d_sum with `accumulate`.
 template <class C>
 Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_t n, void* d_workspace,
-                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream);
+                 std::size_t workspace_bytes, XYZZ<C>* d_sum, Stream stream, bool accumulate = false);
 
 }  // namespace pp::gpu

@@ -32,8 +32,10 @@
 namespace pp::gpu {
 
 // Sorted entries per accumulation thread: about 2^17 threads (enough to fill an H200 twice),
-// at least kMinSegment. Long segments make chains (buckets crossing a segment end) rare.
-inline constexpr uint32_t kMinSegment = 32, kMaxSegment = 1024;
+// at least kMinSegment. Long segments make chains (buckets crossing a segment end) rare; short
+// ones keep small MSMs (a partition's tails) from being latency-bound: one thread's dependent
+// additions take ~20 µs each, so 32-entry segments cost an MSM of 2^14 points 20 ms.
+inline constexpr uint32_t kMinSegment = 8, kMaxSegment = 1024;
 PP_HD inline uint32_t segment_length(uint64_t n) {
   const uint64_t want = n >> 17;
   return uint32_t(want < kMinSegment ? kMinSegment : want > kMaxSegment ? kMaxSegment : want);

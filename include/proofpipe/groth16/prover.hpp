@@ -9,6 +9,7 @@
 #include "proofpipe/ff/tower.hpp"
 #include "proofpipe/groth16/keys.hpp"
 #include "proofpipe/groth16/r1cs.hpp"
+#include "proofpipe/ntt/ntt.hpp"
 
 namespace pp {
 
@@ -21,6 +22,20 @@ using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 // placed on and the H basis (see KeyConvention); the other points are the same for both bases.
 ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress = {},
                  const KeyConvention& convention = kBellmanConvention);
+
+// setup() in two halves, so that the points can be made on the CPU or on the GPU
+// (gpu::key_points): the toxic waste and the exponent of every point of the key, then the
+// multiplications of the generators. setup(r, seed, p, conv) == key_from_scalars(key_scalars(r,
+// seed, conv), p). Multithreaded.
+struct KeyScalars {
+  KeyConvention convention = kBellmanConvention;
+  Fr alpha, beta, gamma, delta;
+  std::vector<Fr> ic, h, l, a, b;  // b serves B_G1 and B_G2
+};
+KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& convention = kBellmanConvention);
+ProvingKey key_from_scalars(const KeyScalars& scalars, const ProgressFn& progress = {});
+// The verifying key's alpha, beta, gamma, delta points and the convention; no queries.
+ProvingKey key_skeleton(const KeyScalars& scalars);
 
 // Per-stage wall times of one prove() call, in milliseconds.
 struct ProveTimings {
@@ -52,6 +67,27 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
+
+// The pieces of prove() that other provers (GPU, engine) share, so that their proofs equal the
+// CPU prover's bit for bit.
+//
+// r and s of each partition: prove(pk, witnesses, seed) draws them in partition order from one
+// generator seeded with `seed`.
+struct Randomizers {
+  Fr r, s;
+};
+std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions);
+// The five MSM results of one partition.
+struct MsmSums {
+  G1Jacobian h, l, a, b_g1;
+  G2Jacobian b_g2;
+};
+// A = alpha + sum A + r delta; B = beta + sum B + s delta;
+// C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
+Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs);
+// Checks a witness against the key as prove() does (sizes, densities, a·b = c at every row) and
+// returns the evaluation domain; std::invalid_argument naming `partition` otherwise.
+Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t partition);
 
 // The verifying key with e(alpha, beta) computed once, so that each verification needs three
 // Miller loops and one final exponentiation.

@@ -1,0 +1,125 @@
+// The Groth16 prover on one GPU: the key's SRS resident in device memory or streamed from a
+// pinned host copy, as the memory planner decides (engine/plan.hpp), all device memory one
+// arena allocated at construction, and one partition's work split into the four phases the
+// pipelined engine interleaves:
+//
+//   prepare  CPU only: checks the witness, classifies the L, A, B scalars into 0 / 1 / other
+//            (bitmaps), nothing on the device.
+//   stage    memory side: uploads a, b, c into a stage slot and (resident SRS) the assignment and
+//            bitmaps into an msm slot, on the copy stream, after the slot's previous user has
+//            released it (stream-ordered events; the host never waits).
+//   compute  compute side: on the compute stream, after the staging event: the NTTs and the
+//            fused H step of the key's convention, the H MSM, the event that releases the stage
+//            slot, then the split MSMs — batch addition of the points whose scalar is 1 and a
+//            Pippenger MSM over the gathered "other" tail — for L, A, B_G1 (G1) and B_G2 (G2).
+//            With a resident SRS this only enqueues; streamed, it also copies SRS chunks through
+//            two device buffers and waits for its own chunk events (never for the device).
+//   finish   waits for the partition's last event, reads its MSM sums and assembles the proof
+//            with the CPU prover's code (assemble_proof), so GPU and CPU proofs are equal bit
+//            for bit for the same r, s.
+//
+// Errors: GpuError carrying a Status (CUDA error text, or an invalid witness/slot).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/gpu/status.hpp"
+#include "proofpipe/groth16/prover.hpp"
+
+namespace pp::gpu {
+
+class GpuError : public std::runtime_error {
+ public:
+  explicit GpuError(Status s) : std::runtime_error(s.message), status_(std::move(s)) {}
+  const Status& status() const { return status_; }
+  // A CUDA error may pass on a retry; a bad argument will not.
+  bool retryable() const { return status_.code == Code::cuda_error; }
+
+ private:
+  Status status_;
+};
+
+// ---- CPU side (always built; CI tests it) ----
+
+// The variable of every point of a density-filtered query: the inputs (all of them, or those
+// with a bit in input_density), then the aux variables with a bit in aux_density (as
+// num_inputs + j). bellperson's A query takes every input; B filters both.
+std::vector<uint32_t> query_variables(std::size_t num_inputs, const std::vector<uint64_t>* input_density,
+                                      std::size_t num_aux, const std::vector<uint64_t>& aux_density);
+
+// The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the
+// scalars equal to 1 and of those neither 0 nor 1 (the tail). Point p has scalar z[vars[p]],
+// or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded.
+struct SplitBits {
+  std::vector<uint64_t> ones, other;
+  std::size_t ones_count = 0, other_count = 0;
+};
+SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
+                   std::size_t offset, std::size_t points);
+
+// CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
+// over `points`), and fixed-base multiplication of `base` by every scalar.
+template <class C>
+void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
+                      std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
+                      std::vector<Fr>& out_scalars);
+template <class C>
+std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars);
+
+// ---- Device side (library proofpipe_gpu, built with CUDA) ----
+
+// The key's points from its exponents (setup's second half) multiplied on `device`:
+// key_points(key_scalars(r1cs, seed, conv), d) == setup(r1cs, seed, {}, conv).
+ProvingKey key_points(const KeyScalars& scalars, int device = 0);
+
+struct ProverConfig {
+  int device = 0;
+  uint64_t budget = 0;  // bytes the arena may use; 0: the card's memory minus the planner's reserve
+  engine::SrsPlacement srs = engine::SrsPlacement::automatic;
+  int gw = 2;  // workers the plan provides slots for (2: the next partition stages while one computes)
+};
+
+// GPU time of one partition's stages (ms, from CUDA events): upload on the copy stream, the rest
+// on the compute stream (compute = ntt + the five MSMs).
+struct GpuTimes {
+  double upload = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, compute = 0;
+};
+
+class Prover {
+ public:
+  // Plans the arena for pk's shape (densities: the circuit's, as every witness carries them),
+  // allocates it, builds the NTT tables and uploads (resident) or pins (streamed) the SRS.
+  // pk must outlive the prover. Throws engine::PlanError when the budget is too small,
+  // std::invalid_argument for a key the GPU cannot take, GpuError for CUDA failures.
+  Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config = {});
+  ~Prover();
+  Prover(const Prover&) = delete;
+  Prover& operator=(const Prover&) = delete;
+
+  const engine::MemoryPlan& plan() const;
+
+  class Partition;  // one partition's host state, events and slots
+  // The witness must outlive the partition's stage() call. Throws std::invalid_argument naming
+  // partition `index`, as pp::prove does, for a witness that does not match the key.
+  std::unique_ptr<Partition> prepare(const Witness& w, const Randomizers& rs, std::size_t index = 0) const;
+  void stage(Partition& p, int stage_slot, int msm_slot);
+  void compute(Partition& p);
+  Proof finish(Partition& p, GpuTimes* times = nullptr);
+
+  // The four phases for each witness, r and s as pp::prove(pk, witnesses, seed): partition i+1
+  // is prepared (CPU) and staged while partition i computes, as far as the plan's slots allow.
+  std::vector<Proof> prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times = nullptr);
+
+ private:
+  void enqueue_compute(Partition& p);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pp::gpu

@@ -1,0 +1,690 @@
+// The GPU Groth16 prover (prover.hpp): one arena cut by the memory planner, two streams (copy:
+// staging; compute: NTTs and MSMs) and a third for SRS chunks when the SRS is streamed, events
+// between them, no allocation, free, memory query or device-wide synchronisation while proving.
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "cuda_status.cuh"
+#include "proofpipe/ec/fixed_base.hpp"
+#include "proofpipe/gpu/msm.hpp"
+#include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/gpu/prover.hpp"
+#include "proofpipe/gpu/prover_kernels.hpp"
+
+namespace pp::gpu {
+
+namespace {
+
+using engine::MemoryPlan;
+using engine::SrsPlacement;
+
+void check(cudaError_t e, const char* where) {
+  if (e != cudaSuccess) throw GpuError(from_cuda(e, where));
+}
+void check(const Status& s) {
+  if (!s) throw GpuError(s);
+}
+
+constexpr unsigned kBlock = 256;
+unsigned grid_for(uint64_t n, unsigned block = kBlock) { return unsigned((n + block - 1) / block); }
+uint64_t align_up(uint64_t x, uint64_t a = 256) { return (x + a - 1) / a * a; }
+
+template <class C>
+__global__ void fixed_base_kernel(const Affine<C>* __restrict__ table, const Fr* __restrict__ scalars, uint64_t n,
+                                  Affine<C>* out) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = fixed_base_mul(table, scalars[i]).to_affine();
+}
+
+__global__ void popcount_kernel(const uint64_t* __restrict__ bitmap, uint64_t words, uint32_t* out) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < words) out[t] = uint32_t(popcount64(bitmap[t]));
+}
+
+template <class C>
+__global__ void tail_gather_kernel(const uint64_t* __restrict__ bitmap, const uint32_t* __restrict__ rank,
+                                   uint64_t words, uint64_t lo, uint64_t hi, const Affine<C>* __restrict__ points,
+                                   const Fr* __restrict__ z, const uint32_t* __restrict__ vars, Affine<C>* out_points,
+                                   Fr* out_scalars) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < words) tail_gather_word<C>(t, bitmap, rank, lo, hi, points, z, vars, out_points, out_scalars);
+}
+
+template <class C>
+void multiply_all(const std::vector<Affine<C>>& table_host, const std::vector<Fr>& scalars, std::vector<Affine<C>>& out) {
+  out.resize(scalars.size());
+  if (scalars.empty()) return;
+  constexpr std::size_t kPiece = std::size_t(1) << 22;
+  const std::size_t piece = std::min(kPiece, scalars.size());
+  Affine<C>* d_table = nullptr;
+  Fr* d_scalars = nullptr;
+  Affine<C>* d_points = nullptr;
+  check(cudaMalloc(&d_table, table_host.size() * sizeof(Affine<C>)), "key_points: cudaMalloc");
+  struct Free {
+    void* p[3];
+    ~Free() {
+      for (void* q : p) cudaFree(q);
+    }
+  } guard{{d_table, nullptr, nullptr}};
+  check(cudaMalloc(&d_scalars, piece * sizeof(Fr)), "key_points: cudaMalloc");
+  guard.p[1] = d_scalars;
+  check(cudaMalloc(&d_points, piece * sizeof(Affine<C>)), "key_points: cudaMalloc");
+  guard.p[2] = d_points;
+  check(cudaMemcpy(d_table, table_host.data(), table_host.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
+        "key_points: table upload");
+  for (std::size_t off = 0; off < scalars.size(); off += piece) {
+    const std::size_t m = std::min(piece, scalars.size() - off);
+    check(cudaMemcpy(d_scalars, scalars.data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice), "key_points: upload");
+    fixed_base_kernel<C><<<grid_for(m, 128), 128>>>(d_table, d_scalars, m, d_points);
+    check(cudaGetLastError(), "key_points: fixed-base kernel");
+    check(cudaMemcpy(out.data() + off, d_points, m * sizeof(Affine<C>), cudaMemcpyDeviceToHost), "key_points: download");
+  }
+}
+
+// Timing events of one msm slot, in the order the stages record them.
+enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
+
+// One query of the split MSM as the compute phase sees it.
+template <class C>
+struct Query {
+  const Affine<C>* d_points = nullptr;  // resident SRS (nullptr when streamed)
+  const Affine<C>* h_points = nullptr;  // the host copy (pinned when streamed)
+  std::size_t n = 0;
+  const uint32_t* d_vars = nullptr;  // variable of each point; nullptr: point p is z[offset + p]
+  std::size_t offset = 0;
+  const SplitBits* bits = nullptr;
+  const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
+  const uint64_t* d_other = nullptr;
+  const std::vector<Fr>* tail_scalars = nullptr;  // streamed: scalars in point order, 0 for 0 and 1
+  XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
+  XYZZ<C>* d_ones_sum = nullptr;
+  MsmShape* shape = nullptr;  // records the window the sums use
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+ProvingKey key_points(const KeyScalars& ks, int device) {
+  check(cudaSetDevice(device), "key_points: cudaSetDevice");
+  ProvingKey pk = key_skeleton(ks);
+  const std::vector<G1Affine> t1 = fixed_base_table(g1_generator());
+  const std::vector<G2Affine> t2 = fixed_base_table(g2_generator());
+  multiply_all<G1Curve>(t1, ks.ic, pk.vk.ic);
+  multiply_all<G1Curve>(t1, ks.h, pk.h);
+  multiply_all<G1Curve>(t1, ks.l, pk.l);
+  multiply_all<G1Curve>(t1, ks.a, pk.a);
+  multiply_all<G1Curve>(t1, ks.b, pk.b_g1);
+  multiply_all<G2Curve>(t2, ks.b, pk.b_g2);
+  return pk;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class Prover::Partition {
+ public:
+  const Witness* w = nullptr;
+  Randomizers rs;
+  Domain domain{1};
+  std::size_t h_terms = 0;
+  SplitBits l, a, b;
+  std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only
+  int stage_slot = -1, msm_slot = -1;
+  bool staged = false, computed = false;
+  MsmShape h_shape, l_shape, a_shape, b1_shape, b2_shape;
+};
+
+struct Prover::Impl {
+  const ProvingKey& pk;
+  Densities densities;
+  ProverConfig config;
+  MemoryPlan plan;
+  bool resident = false;
+  std::size_t num_inputs = 0, num_aux = 0;
+  std::vector<uint32_t> a_vars, b_vars;
+  int max_windows = 0;  // window sums reserved per MSM in an msm slot
+
+  char* arena = nullptr;
+  cudaStream_t copy = nullptr, compute = nullptr, srs = nullptr;
+  std::vector<cudaEvent_t> stage_released;               // per stage slot
+  std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
+  std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
+  std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
+  NttTables tables{};
+  Fr h_factor;
+
+  Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+  // Start-up and shutdown may wait; proving never does.
+  if (compute) cudaStreamSynchronize(compute);
+  if (copy) cudaStreamSynchronize(copy);
+  if (srs) cudaStreamSynchronize(srs);
+  for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
+  for (auto e : stage_released) cudaEventDestroy(e);
+  for (auto& set : marks)
+    for (auto e : set) cudaEventDestroy(e);
+  for (int b = 0; b < 2; ++b) {
+    if (chunk_ready[b]) cudaEventDestroy(chunk_ready[b]);
+    if (chunk_free[b]) cudaEventDestroy(chunk_free[b]);
+  }
+  for (cudaStream_t s : {copy, compute, srs})
+    if (s) cudaStreamDestroy(s);
+  if (arena) cudaFree(arena);
+}
+
+  template <class T>
+  T* region(const std::string& name) const {
+    const engine::Region* r = plan.find(name);
+    if (r == nullptr) throw GpuError(Status::invalid("GPU prover: the plan has no region " + name));
+    return reinterpret_cast<T*>(arena + r->offset);
+  }
+  uint64_t region_bytes(const std::string& name) const {
+    const engine::Region* r = plan.find(name);
+    if (r == nullptr) throw GpuError(Status::invalid("GPU prover: the plan has no region " + name));
+    return r->bytes;
+  }
+  std::string slot(const char* group, int i, const char* part) const {
+    return std::string(group) + "[" + std::to_string(i) + "]." + part;
+  }
+
+  int window_for(std::size_t n, int limit) const { return std::min(default_gpu_window(std::max<std::size_t>(n, 1)), limit); }
+
+  // The sums of msm slot `ms`: G1 windows of H, L, A, B_G1, the three G1 batch sums, then the
+  // G2 windows of B_G2 and its batch sum.
+  XYZZ<G1Curve>* g1_sums(int ms) const { return region<XYZZ<G1Curve>>(slot("msm", ms, "sums")); }
+  XYZZ<G2Curve>* g2_sums(int ms) const {
+    return reinterpret_cast<XYZZ<G2Curve>*>(g1_sums(ms) + (4 * max_windows + 3));
+  }
+  std::size_t sums_bytes() const {
+    return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1Curve>) + (max_windows + 1) * sizeof(XYZZ<G2Curve>);
+  }
+
+  void pin(const void* p, std::size_t bytes) {
+    if (bytes == 0) return;
+    void* q = const_cast<void*>(p);
+    check(cudaHostRegister(q, bytes, cudaHostRegisterDefault), "GPU prover: pinning the SRS host copy");
+    pinned.emplace_back(q, bytes);
+  }
+
+  template <class C>
+  void upload(const std::string& name, const std::vector<Affine<C>>& v) {
+    if (!v.empty())
+      check(cudaMemcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
+            "GPU prover: SRS upload");
+  }
+
+  // ---- the compute phase's pieces ----
+
+  // Dense MSM over points [0, n) (resident: d_points; streamed: chunks of h_points through the
+  // chunk buffers) with device scalars, accumulated into `windows`.
+  void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
+                    XYZZ<G1Curve>* windows, MsmShape* shape_out) {
+    void* ws = region<void>("compute.workspace");
+    const std::size_t ws_bytes = plan.workspace_bytes;
+    std::size_t piece = plan.msm_chunk;
+    if (!resident) piece = std::min<std::size_t>(piece, plan.chunk_buffer_bytes / sizeof(G1Affine));
+    const int c = window_for(std::min(piece, n), plan.window_g1);
+    *shape_out = MsmShape{n, c};
+    for (std::size_t off = 0, k = 0; off < n; off += piece, ++k) {
+      const std::size_t m = std::min(piece, n - off);
+      MsmShape sh;
+      check(make_msm_shape(m, c, &sh));
+      const G1Affine* pts = d_points ? d_points + off : nullptr;
+      if (!pts) pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
+        check(cudaMemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
+              "GPU prover: SRS chunk copy");
+      });
+      check(msm<G1Curve>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
+      if (!d_points) chunk_done(k);
+    }
+  }
+
+  // Streamed SRS: fills chunk buffer k % 2 on the srs stream once the compute stream is done with
+  // its previous contents, and makes the compute stream wait for the copy.
+  template <class Fill>
+  const G1Affine* stream_chunk(std::size_t k, Fill&& fill) {
+    const int b = int(k % 2);
+    char* buf = region<char>("compute.srs_chunk[" + std::to_string(b) + "]");
+    check(cudaStreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
+    fill(buf, srs);
+    check(cudaEventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
+    check(cudaStreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
+    return reinterpret_cast<const G1Affine*>(buf);
+  }
+  void chunk_done(std::size_t k) { check(cudaEventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
+
+  template <class C>
+  int plan_window() const {
+    return std::is_same_v<C, G1Curve> ? plan.window_g1 : plan.window_g2;
+  }
+
+  // Split MSM of one query: batch addition of the 1s, Pippenger over the tail.
+  template <class C>
+  void split_msm(Query<C>& q, int ms) {
+    void* ws = region<void>("compute.workspace");
+    const std::size_t ws_bytes = plan.workspace_bytes;
+    const SplitBits& bits = *q.bits;
+    if (q.n == 0) {
+      *q.shape = MsmShape{0, window_for(1, plan_window<C>())};
+      return;
+    }
+    if (resident) {
+      // Ones: pieces of at most msm_chunk points (multiples of 64).
+      const std::size_t piece = std::max<std::size_t>(64, plan.msm_chunk / 64 * 64);
+      if (bits.ones_count > 0)
+        for (std::size_t off = 0; off < q.n; off += piece)
+          check(batch_add<C>(q.d_points + off, q.d_ones + off / 64, std::min(piece, q.n - off), ws, ws_bytes,
+                             q.d_ones_sum, compute, true));
+      // Tail: word ranks at the front of the gather buffer, then pieces of gathered points + scalars.
+      const std::size_t words = (q.n + 63) / 64;
+      char* gather = region<char>("compute.gather");
+      const std::size_t rank_bytes = align_up(words * sizeof(uint32_t));
+      const std::size_t room = region_bytes("compute.gather") - rank_bytes;
+      std::size_t cap = std::min<std::size_t>(plan.msm_chunk, room / (sizeof(Affine<C>) + sizeof(Fr)));
+      while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(Fr) > room) --cap;
+      const std::size_t tail = bits.other_count;
+      const int c = window_for(std::min(cap, tail), plan_window<C>());
+      *q.shape = MsmShape{tail, c};
+      if (tail == 0) return;
+      if (cap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
+      uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
+      Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + rank_bytes);
+      Fr* g_scalars = reinterpret_cast<Fr*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
+      popcount_kernel<<<grid_for(words), kBlock, 0, compute>>>(q.d_other, words, rank);
+      std::size_t temp = 0;
+      check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
+      if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
+      check(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute), "GPU prover: tail ranks");
+      const Fr* z = region<Fr>(slot("msm", ms, "scalars")) + q.offset;
+      for (std::size_t lo = 0; lo < tail; lo += cap) {
+        const std::size_t m = std::min(cap, tail - lo);
+        tail_gather_kernel<C><<<grid_for(words), kBlock, 0, compute>>>(q.d_other, rank, words, lo, lo + m, q.d_points,
+                                                                       z, q.d_vars, g_points, g_scalars);
+        MsmShape sh;
+        check(make_msm_shape(m, c, &sh));
+        check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+      }
+      return;
+    }
+    // Streamed: each chunk carries points, tail scalars (0 for 0 and 1) and the ones bitmap.
+    const std::size_t per_point = sizeof(Affine<C>) + sizeof(Fr);
+    std::size_t cap = std::min<std::size_t>(plan.msm_chunk, plan.chunk_buffer_bytes * 8 / (8 * per_point + 1));
+    cap = cap / 64 * 64;
+    while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + align_up(cap * sizeof(Fr)) + cap / 8 > plan.chunk_buffer_bytes)
+      cap -= 64;
+    if (cap == 0) throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer holds no point"));
+    const int c = window_for(std::min(cap, q.n), plan_window<C>());
+    *q.shape = MsmShape{q.n, c};
+    const std::size_t pts_bytes = align_up(cap * sizeof(Affine<C>)), sc_bytes = align_up(cap * sizeof(Fr));
+    for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
+      const std::size_t m = std::min(cap, q.n - off);
+      const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t s) {
+        check(cudaMemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
+              "GPU prover: SRS chunk copy");
+        check(cudaMemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
+              "GPU prover: tail scalars copy");
+        check(cudaMemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
+                              cudaMemcpyHostToDevice, s),
+              "GPU prover: bitmap copy");
+      }));
+      const Affine<C>* pts = reinterpret_cast<const Affine<C>*>(buf);
+      const Fr* sc = reinterpret_cast<const Fr*>(buf + pts_bytes);
+      const uint64_t* ones = reinterpret_cast<const uint64_t*>(buf + pts_bytes + sc_bytes);
+      check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
+      MsmShape sh;
+      check(make_msm_shape(m, c, &sh));
+      check(msm<C>(pts, sc, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+      chunk_done(k);
+    }
+  }
+};
+
+Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config)
+    : impl_(std::make_unique<Impl>(pk, densities, config)) {
+  Impl& m = *impl_;
+  m.num_inputs = pk.vk.ic.size();
+  m.num_aux = pk.l.size();
+  m.a_vars = query_variables(m.num_inputs, nullptr, m.num_aux, densities.a_aux);
+  m.b_vars = query_variables(m.num_inputs, &densities.b_input, m.num_aux, densities.b_aux);
+  if (m.a_vars.size() != pk.a.size() || m.b_vars.size() != pk.b_g1.size() || pk.b_g2.size() != pk.b_g1.size())
+    throw std::invalid_argument("GPU prover: the densities select " + std::to_string(m.a_vars.size()) + " A and " +
+                                std::to_string(m.b_vars.size()) + " B points, the key has " +
+                                std::to_string(pk.a.size()) + " and " + std::to_string(pk.b_g1.size()));
+  const bool bellman = pk.convention.h_basis == HBasis::bellman;
+  const engine::CircuitShape shape = engine::shape_from_key_sizes(m.num_inputs, pk.h.size(), pk.l.size(), pk.a.size(),
+                                                                  pk.b_g1.size(), bellman);
+  if (shape.lg > kMaxNttLg)
+    throw std::invalid_argument("GPU prover: a 2^" + std::to_string(shape.lg) + " domain exceeds the GPU NTT's 2^" +
+                                std::to_string(kMaxNttLg));
+  check(cudaSetDevice(config.device), "GPU prover: cudaSetDevice");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "GPU prover: cudaMemGetInfo");  // once, at start
+  engine::PlanRequest req;
+  req.shape = shape;
+  req.device_memory = total_bytes;
+  req.budget = config.budget;
+  req.gw = config.gw;
+  req.srs = config.srs;
+  m.plan = engine::plan_memory(req);
+  m.resident = m.plan.srs == SrsPlacement::resident;
+  m.max_windows = engine::msm_windows(kMinWindow);
+  if (m.sums_bytes() > m.region_bytes("msm[0].sums"))
+    throw GpuError(Status::invalid("GPU prover: the plan's sums region is too small"));
+
+  check(cudaMalloc(&m.arena, m.plan.arena_bytes), "GPU prover: allocating the arena");
+  check(cudaStreamCreateWithFlags(&m.copy, cudaStreamNonBlocking), "GPU prover: stream");
+  check(cudaStreamCreateWithFlags(&m.compute, cudaStreamNonBlocking), "GPU prover: stream");
+  check(cudaStreamCreateWithFlags(&m.srs, cudaStreamNonBlocking), "GPU prover: stream");
+  m.stage_released.resize(std::size_t(m.plan.stage_slots));
+  for (auto& e : m.stage_released) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "GPU prover: event");
+  m.marks.resize(std::size_t(m.plan.msm_slots));
+  for (auto& set : m.marks)
+    for (auto& e : set) check(cudaEventCreate(&e), "GPU prover: event");
+  for (int b = 0; b < 2; ++b) {
+    check(cudaEventCreateWithFlags(&m.chunk_ready[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.chunk_free[b], cudaEventDisableTiming), "GPU prover: event");
+  }
+
+  const Domain domain(shape.lg, pk.convention.domain_generator);
+  const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
+  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : Fr::one();
+  check(ntt_tables_init(m.region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
+                        &m.tables));
+  if (m.resident) {
+    m.upload("srs.h", pk.h);
+    m.upload("srs.l", pk.l);
+    m.upload("srs.a", pk.a);
+    m.upload("srs.b_g1", pk.b_g1);
+    m.upload("srs.b_g2", pk.b_g2);
+    check(cudaMemcpy(m.region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4, cudaMemcpyHostToDevice),
+          "GPU prover: variable map upload");
+    check(cudaMemcpy(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4, cudaMemcpyHostToDevice),
+          "GPU prover: variable map upload");
+  } else {
+    m.pin(pk.h.data(), pk.h.size() * sizeof(G1Affine));
+    m.pin(pk.l.data(), pk.l.size() * sizeof(G1Affine));
+    m.pin(pk.a.data(), pk.a.size() * sizeof(G1Affine));
+    m.pin(pk.b_g1.data(), pk.b_g1.size() * sizeof(G1Affine));
+    m.pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(G2Affine));
+  }
+  check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
+}
+
+Prover::~Prover() = default;
+
+const engine::MemoryPlan& Prover::plan() const { return impl_->plan; }
+
+std::unique_ptr<Prover::Partition> Prover::prepare(const Witness& w, const Randomizers& rs,
+                                                   std::size_t index) const {
+  const Impl& m = *impl_;
+  auto p = std::make_unique<Partition>();
+  p->domain = check_witness(m.pk, w, index);
+  const std::string where = "partition " + std::to_string(index) + ": ";
+  if (p->domain.lg() != m.plan.shape.lg)
+    throw std::invalid_argument(where + "the witness needs a 2^" + std::to_string(p->domain.lg()) +
+                                " domain, the prover was planned for 2^" + std::to_string(m.plan.shape.lg));
+  if (w.densities.a_aux != m.densities.a_aux || w.densities.b_aux != m.densities.b_aux ||
+      w.densities.b_input != m.densities.b_input)
+    throw std::invalid_argument(where + "the witness's densities differ from the circuit's the prover was made for");
+  p->w = &w;
+  p->rs = rs;
+  p->h_terms = m.pk.h.size();
+  p->l = classify(w.input, w.aux, {}, m.num_inputs, m.num_aux);
+  p->a = classify(w.input, w.aux, m.a_vars, 0, m.a_vars.size());
+  p->b = classify(w.input, w.aux, m.b_vars, 0, m.b_vars.size());
+  if (!m.resident) {
+    // Tail scalars in point order (0 for scalars 0 and 1, which the batch additions cover).
+    auto tail = [&](const SplitBits& bits, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
+      std::vector<Fr> out(n, Fr::zero());
+      tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
+        if (!test_bit(bits.other, i)) return;
+        const std::size_t v = vars.empty() ? offset + i : vars[i];
+        out[i] = v < w.input.size() ? w.input[v] : w.aux[v - w.input.size()];
+      });
+      return out;
+    };
+    p->l_tail = tail(p->l, {}, m.num_inputs, m.num_aux);
+    p->a_tail = tail(p->a, m.a_vars, 0, m.a_vars.size());
+    p->b_tail = tail(p->b, m.b_vars, 0, m.b_vars.size());
+  }
+  return p;
+}
+
+void Prover::stage(Partition& p, int ss, int ms) {
+  Impl& m = *impl_;
+  if (ss < 0 || ss >= m.plan.stage_slots || ms < 0 || ms >= m.plan.msm_slots)
+    throw GpuError(Status::invalid("GPU prover: stage slot " + std::to_string(ss) + " / msm slot " +
+                                   std::to_string(ms) + " outside the plan's " + std::to_string(m.plan.stage_slots) +
+                                   " / " + std::to_string(m.plan.msm_slots)));
+  if (p.staged) throw GpuError(Status::invalid("GPU prover: partition staged twice"));
+  const Witness& w = *p.w;
+  const std::size_t n = p.domain.size();
+  auto& ev = m.marks[std::size_t(ms)];
+  check(cudaStreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0), "GPU prover: stage wait");
+  // The msm slot's previous partition finished (finish() waited for it) before it was handed out.
+  check(cudaEventRecord(ev[kUploadStart], m.copy), "GPU prover: event");
+  auto put = [&](const std::vector<Fr>& v, const char* part) {
+    Fr* d = m.region<Fr>(m.slot("stage", ss, part));
+    check(cudaMemcpyAsync(d, v.data(), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy), "GPU prover: a, b, c upload");
+    if (v.size() < n)
+      check(cudaMemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
+  };
+  put(w.a, "a");
+  put(w.b, "b");
+  put(w.c, "c");
+  if (m.resident) {
+    Fr* z = m.region<Fr>(m.slot("msm", ms, "scalars"));
+    check(cudaMemcpyAsync(z, w.input.data(), w.input.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+          "GPU prover: assignment upload");
+    check(cudaMemcpyAsync(z + w.input.size(), w.aux.data(), w.aux.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+          "GPU prover: assignment upload");
+    uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
+    for (const std::vector<uint64_t>* v : {&p.l.ones, &p.l.other, &p.a.ones, &p.a.other, &p.b.ones, &p.b.other}) {
+      check(cudaMemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
+      bits += v->size();
+    }
+  }
+  check(cudaEventRecord(ev[kUploadEnd], m.copy), "GPU prover: event");
+  p.stage_slot = ss;
+  p.msm_slot = ms;
+  p.staged = true;
+}
+
+void Prover::compute(Partition& p) {
+  Impl& m = *impl_;
+  if (!p.staged || p.computed) throw GpuError(Status::invalid("GPU prover: compute() needs a staged partition"));
+  try {
+    enqueue_compute(p);
+  } catch (...) {
+    // Whatever was enqueued still runs: the slots are released after it, in stream order, so the
+    // next users of the slots wait for it rather than race with it.
+    cudaEventRecord(m.stage_released[std::size_t(p.stage_slot)], m.compute);
+    cudaEventRecord(m.marks[std::size_t(p.msm_slot)][kB2], m.compute);
+    throw;
+  }
+  p.computed = true;
+}
+
+void Prover::enqueue_compute(Partition& p) {
+  Impl& m = *impl_;
+  const int ss = p.stage_slot, ms = p.msm_slot;
+  auto& ev = m.marks[std::size_t(ms)];
+  cudaStream_t s = m.compute;
+  check(cudaStreamWaitEvent(s, ev[kUploadEnd], 0), "GPU prover: wait for staging");
+  check(cudaEventRecord(ev[kStart], s), "GPU prover: event");
+  check(cudaMemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
+
+  // H: a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
+  // coefficients for bellman; the result is in a, in natural order.
+  Fr* a = m.region<Fr>(m.slot("stage", ss, "a"));
+  Fr* b = m.region<Fr>(m.slot("stage", ss, "b"));
+  Fr* c = m.region<Fr>(m.slot("stage", ss, "c"));
+  const std::size_t n = p.domain.size();
+  for (Fr* v : {a, b, c}) {
+    check(ntt(v, m.tables, NttOp{Direction::inverse, Order::natural, Order::bit_reversed, false}, s));
+    check(ntt(v, m.tables, NttOp{Direction::forward, Order::bit_reversed, Order::natural, true}, s));
+  }
+  check(h_step(a, b, c, n, m.h_factor, s));
+  if (m.pk.convention.h_basis == HBasis::bellman)
+    check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true}, s));
+  check(cudaEventRecord(ev[kNtt], s), "GPU prover: event");
+
+  XYZZ<G1Curve>* g1 = m.g1_sums(ms);
+  XYZZ<G2Curve>* g2 = m.g2_sums(ms);
+  const int W = m.max_windows;
+  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape);
+  check(cudaEventRecord(ev[kH], s), "GPU prover: event");
+  // a, b, c are dead: the next partition may stage into this slot.
+  check(cudaEventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
+
+  const uint64_t* bits = m.resident ? m.region<uint64_t>(m.slot("msm", ms, "bitmaps")) : nullptr;
+  auto next_bits = [&](std::size_t words) {
+    const uint64_t* here = bits;
+    if (bits) bits += words;
+    return here;
+  };
+  Query<G1Curve> ql;
+  ql.d_points = m.resident ? m.region<G1Affine>("srs.l") : nullptr;
+  ql.h_points = m.pk.l.data();
+  ql.n = m.num_aux;
+  ql.offset = m.num_inputs;
+  ql.bits = &p.l;
+  ql.d_ones = next_bits(p.l.ones.size());
+  ql.d_other = next_bits(p.l.other.size());
+  ql.tail_scalars = &p.l_tail;
+  ql.d_windows = g1 + W;
+  ql.d_ones_sum = g1 + 4 * W;
+  ql.shape = &p.l_shape;
+  m.split_msm(ql, ms);
+  check(cudaEventRecord(ev[kL], s), "GPU prover: event");
+
+  Query<G1Curve> qa = ql;
+  qa.d_points = m.resident ? m.region<G1Affine>("srs.a") : nullptr;
+  qa.h_points = m.pk.a.data();
+  qa.n = m.a_vars.size();
+  qa.d_vars = m.resident ? m.region<uint32_t>("srs.a_vars") : nullptr;
+  qa.offset = 0;
+  qa.bits = &p.a;
+  qa.d_ones = next_bits(p.a.ones.size());
+  qa.d_other = next_bits(p.a.other.size());
+  qa.tail_scalars = &p.a_tail;
+  qa.d_windows = g1 + 2 * W;
+  qa.d_ones_sum = g1 + 4 * W + 1;
+  qa.shape = &p.a_shape;
+  m.split_msm(qa, ms);
+  check(cudaEventRecord(ev[kA], s), "GPU prover: event");
+
+  Query<G1Curve> qb = qa;
+  qb.d_points = m.resident ? m.region<G1Affine>("srs.b_g1") : nullptr;
+  qb.h_points = m.pk.b_g1.data();
+  qb.n = m.b_vars.size();
+  qb.d_vars = m.resident ? m.region<uint32_t>("srs.b_vars") : nullptr;
+  qb.bits = &p.b;
+  qb.d_ones = next_bits(p.b.ones.size());
+  qb.d_other = next_bits(p.b.other.size());
+  qb.tail_scalars = &p.b_tail;
+  qb.d_windows = g1 + 3 * W;
+  qb.d_ones_sum = g1 + 4 * W + 2;
+  qb.shape = &p.b1_shape;
+  m.split_msm(qb, ms);
+  check(cudaEventRecord(ev[kB1], s), "GPU prover: event");
+
+  Query<G2Curve> q2;
+  q2.d_points = m.resident ? m.region<G2Affine>("srs.b_g2") : nullptr;
+  q2.h_points = m.pk.b_g2.data();
+  q2.n = qb.n;
+  q2.d_vars = qb.d_vars;
+  q2.offset = 0;
+  q2.bits = &p.b;
+  q2.d_ones = qb.d_ones;
+  q2.d_other = qb.d_other;
+  q2.tail_scalars = &p.b_tail;
+  q2.d_windows = g2;
+  q2.d_ones_sum = g2 + W;
+  q2.shape = &p.b2_shape;
+  m.split_msm(q2, ms);
+  check(cudaEventRecord(ev[kB2], s), "GPU prover: event");
+}
+
+Proof Prover::finish(Partition& p, GpuTimes* times) {
+  Impl& m = *impl_;
+  if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
+  const int ms = p.msm_slot;
+  auto& ev = m.marks[std::size_t(ms)];
+  check(cudaEventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
+  const int W = m.max_windows;
+  std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
+  std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
+  check(cudaMemcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  check(cudaMemcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  MsmSums sums;
+  sums.h = msm_combine<G1Curve>(g1.data(), p.h_shape);
+  sums.l = msm_combine<G1Curve>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();
+  sums.a = msm_combine<G1Curve>(g1.data() + 2 * W, p.a_shape) + g1[std::size_t(4 * W + 1)].to_jacobian();
+  sums.b_g1 = msm_combine<G1Curve>(g1.data() + 3 * W, p.b1_shape) + g1[std::size_t(4 * W + 2)].to_jacobian();
+  sums.b_g2 = msm_combine<G2Curve>(g2.data(), p.b2_shape) + g2[std::size_t(W)].to_jacobian();
+  if (times) {
+    auto ms_between = [&](Mark a, Mark b) {
+      float t = 0;
+      check(cudaEventElapsedTime(&t, ev[a], ev[b]), "GPU prover: event timing");
+      return double(t);
+    };
+    times->upload = ms_between(kUploadStart, kUploadEnd);
+    times->ntt = ms_between(kStart, kNtt);
+    times->msm_h = ms_between(kNtt, kH);
+    times->msm_l = ms_between(kH, kL);
+    times->msm_a = ms_between(kL, kA);
+    times->msm_b_g1 = ms_between(kA, kB1);
+    times->msm_b_g2 = ms_between(kB1, kB2);
+    times->compute = ms_between(kStart, kB2);
+  }
+  return assemble_proof(m.pk.vk, sums, p.rs);
+}
+
+std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times) {
+  const std::vector<Randomizers> rs = randomizers_from_seed(seed, witnesses.size());
+  const std::size_t n = witnesses.size();
+  const int stage_slots = impl_->plan.stage_slots, msm_slots = impl_->plan.msm_slots;
+  std::vector<Proof> proofs(n);
+  if (times) times->assign(n, GpuTimes{});
+  // A small pipeline: partition i+1 is prepared on a CPU thread while i is staged and computed;
+  // a partition's msm slot is reused once finish() has read its sums, the stage slot once the
+  // device has passed its H MSM (stream-ordered inside stage()).
+  std::vector<std::unique_ptr<Partition>> parts(n);
+  auto prep = [&](std::size_t i) { return std::async(std::launch::async, [&, i] { return prepare(witnesses[i], rs[i], i); }); };
+  std::future<std::unique_ptr<Partition>> next;
+  if (n > 0) next = prep(0);
+  std::size_t finished = 0;
+  try {
+    for (std::size_t i = 0; i < n; ++i) {
+      parts[i] = next.get();
+      if (i + 1 < n) next = prep(i + 1);
+      for (; finished + std::size_t(msm_slots) <= i; ++finished) {
+        proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
+        parts[finished].reset();
+      }
+      stage(*parts[i], int(i % std::size_t(stage_slots)), int(i % std::size_t(msm_slots)));
+      compute(*parts[i]);
+    }
+    for (; finished < n; ++finished) {
+      proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
+      parts[finished].reset();
+    }
+  } catch (...) {
+    if (next.valid()) next.wait();
+    throw;
+  }
+  return proofs;
+}
+
+}  // namespace pp::gpu
