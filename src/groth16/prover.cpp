@@ -192,9 +192,27 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   return w;
 }
 
+std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions) {
+  std::mt19937_64 rng(seed);
+  std::vector<Randomizers> out(partitions);
+  for (Randomizers& rs : out) {
+    rs.r = random_scalar(rng);
+    rs.s = random_scalar(rng);
+  }
+  return out;
+}
+
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings, const ProgressFn& progress) {
-  std::mt19937_64 rng(seed);
+  const std::vector<Randomizers> randomizers = randomizers_from_seed(seed, witnesses.size());
+  return prove(pk, witnesses, randomizers, timings, progress);
+}
+
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses,
+                         std::span<const Randomizers> randomizers, ProveTimings* timings, const ProgressFn& progress) {
+  if (randomizers.size() != witnesses.size())
+    throw std::invalid_argument("prove: " + std::to_string(randomizers.size()) + " randomiser pair(s) for " +
+                                std::to_string(witnesses.size()) + " partition(s)");
   std::vector<Proof> proofs;
   ProveTimings total;
   for (std::size_t part = 0; part < witnesses.size(); ++part) {
@@ -246,7 +264,7 @@ std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesse
     // A = alpha + sum A + r delta; B = beta + sum B + s delta;
     // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
     t0 = Clock::now();
-    const Fr r = random_scalar(rng), s = random_scalar(rng);
+    const Fr r = randomizers[part].r, s = randomizers[part].s;
     const VerifyingKey& vk = pk.vk;
     const G1Jacobian g_a = a_sum.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
     const G2Jacobian g_b = b2_sum.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);

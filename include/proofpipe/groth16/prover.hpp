@@ -52,6 +52,19 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
+// The randomisers r, s of one proof. They must be secret and uniformly random for the proof to
+// be zero-knowledge; the seeded generator below is for tests and reproducible runs.
+struct Randomizers {
+  Fr r, s;
+};
+// What prove(pk, witnesses, seed) draws: r then s for each partition in turn (mt19937_64).
+std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions);
+// prove() with the caller's r, s per partition (randomizers.size() == witnesses.size(), else
+// std::invalid_argument).
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses,
+                         std::span<const Randomizers> randomizers, ProveTimings* timings = nullptr,
+                         const ProgressFn& progress = {});
+
 
 // The verifying key with e(alpha, beta) computed once, so that each verification needs three
 // Miller loops and one final exponentiation.
