@@ -236,6 +236,12 @@ int main(int argc, char** argv) {
   CHECK(verify(key, &w0, proofs) == 1);
   CHECK(verify(key, &w1, proofs + PP_PROOF_BYTES) == 1);
   CHECK(verify(key, &w1, proofs) == 0); /* the other partition's public inputs */
+  {
+    size_t n;
+    uint8_t* cli = read_file(in_dir(dir, "cli-proofs.bin"), &n);
+    CHECK(n == sizeof proofs && memcmp(cli, proofs, n) == 0); /* `proofpipe prove --seed 7` agrees */
+    free(cli);
+  }
   uint8_t tampered[PP_PROOF_BYTES];
   memcpy(tampered, proofs, PP_PROOF_BYTES);
   tampered[100] ^= 1; /* inside B: decodes to another point or fails to decode: invalid either way */
