@@ -220,7 +220,12 @@ auto as_witness_error(const std::string& where, F&& read) {
 
 Witness witness_from_input(const pp_input& in, std::size_t k) {
   const std::string where = input_name(k);
-  switch (in.kind) {
+  // A C caller may store any int in the enum field; loading such a value as the C++ enum is
+  // undefined behaviour (UBSan flags it), so the field is read as the int it is.
+  static_assert(sizeof(pp_input_kind) == sizeof(int));
+  int kind;
+  std::memcpy(&kind, &in.kind, sizeof kind);
+  switch (kind) {
     case PP_INPUT_ASSIGNMENT:
       return witness_from_arrays(in.assignment, where);
     case PP_INPUT_PPW: {
@@ -241,7 +246,7 @@ Witness witness_from_input(const pp_input& in, std::size_t k) {
       });
     }
   }
-  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(int(in.kind)) +
+  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
                                               " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW or PP_INPUT_R1CS_WTNS)");
 }
 
@@ -410,7 +415,9 @@ using namespace pp::capi;
 extern "C" {
 
 PP_API const char* pp_status_name(pp_status status) {
-  switch (status) {
+  int code;  // any int may arrive from C: compare it as one (see witness_from_input)
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
     case PP_OK: return "PP_OK";
     case PP_ERR_NULL_POINTER: return "PP_ERR_NULL_POINTER";
     case PP_ERR_INVALID_ARGUMENT: return "PP_ERR_INVALID_ARGUMENT";
