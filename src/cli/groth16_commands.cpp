@@ -6,14 +6,17 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "commands.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/witness.hpp"
+#include "proofpipe/proofpipe.h"
 #if PROOFPIPE_HAS_CUDA
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/prover.hpp"
@@ -154,28 +157,70 @@ int run_setup(const SetupOptions& options) {
   return 0;
 }
 
+// A failed C API call as the CLI reports it (the message names the file, partition and offset).
+void check(pp_status status, const pp_error& err) {
+  if (status != PP_OK) throw std::runtime_error(err.message);
+}
+
+// `prove --params` goes through the C API (include/proofpipe/proofpipe.h), as an FFI caller does.
 int run_prove(const ProveOptions& options) {
   if (options.witnesses.empty()) throw std::invalid_argument("prove: give at least one --witness");
-  ProvingKey pk;
+  pp_error err;
+  std::unique_ptr<pp_key, void (*)(pp_key*)> key(nullptr, pp_key_release);
   {
     Stage s("reading " + options.params.string());
-    ParamsReadOptions ro;
-    ro.subgroup = options.subgroup_check ? SubgroupCheck::yes : SubgroupCheck::no;
-    pk = read_params(options.params, ro);
+    pp_key* k = nullptr;
+    check(pp_key_load(options.params.c_str(), options.subgroup_check ? 1 : 0, &k, &err), err);
+    key.reset(k);
   }
-  std::vector<Witness> witnesses;
+  // All cores (or --threads, which limits TBB process-wide); the CPU prover until the GPU engine.
+  pp_engine_config config;
+  pp_engine_config_default(&config);
+  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
   {
-    Stage s(fmt::format("reading {} witness file(s)", options.witnesses.size()));
-    for (const auto& w : options.witnesses) witnesses.push_back(read_witness(w));
+    pp_engine* e = nullptr;
+    check(pp_engine_create(&config, &e, &err), err);
+    engine.reset(e);
   }
-  const uint64_t seed = options.seed ? *options.seed : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-  ProveTimings timings;
-  std::vector<Proof> proofs;
+  const std::size_t n = options.witnesses.size();
+  std::vector<std::string> paths;
+  for (const auto& w : options.witnesses) paths.push_back(w.string());
+  std::vector<pp_input> inputs(n, pp_input{});
+  for (std::size_t k = 0; k < n; ++k) {
+    inputs[k].kind = PP_INPUT_PPW;
+    inputs[k].ppw.path = paths[k].c_str();
+  }
+  // Without --seed, r and s come from the OS random source (pp_prove's NULL seed).
+  const uint64_t seed = options.seed.value_or(0);
+  std::unique_ptr<pp_pending, void (*)(pp_pending*)> pending(nullptr, pp_pending_free);
   {
-    Stage s(fmt::format("proving {} partition(s)", witnesses.size()));
+    Stage s(fmt::format("reading {} witness file(s)", n));
+    pp_pending* p = nullptr;
+    check(pp_prove_start(engine.get(), key.get(), inputs.data(), n, options.seed ? &seed : nullptr, &p, &err), err);
+    pending.reset(p);
+  }
+  std::vector<uint8_t> proof_bytes(n * PP_PROOF_BYTES);
+  {
+    Stage s(fmt::format("proving {} partition(s)", n));
     ProgressBar bar("partitions");
-    proofs = prove(pk, witnesses, seed, &timings, bar.fn());
+    const ProgressFn progress = bar.fn();
+    for (int done = 0; !done;) {
+      std::size_t parts = 0;
+      check(pp_prove_poll(pending.get(), &done, &parts, &err), err);
+      progress(parts, n);
+      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::size_t size = proof_bytes.size();
+    check(pp_prove_finalize(pending.get(), proof_bytes.data(), &size, &err), err);
   }
+  pp_engine_stats stats;
+  check(pp_engine_stats_get(engine.get(), &stats, &err), err);
+  const ProveTimings timings{stats.ms_checks, stats.ms_ntt,      stats.ms_msm_h,     stats.ms_msm_l,
+                             stats.ms_msm_a,  stats.ms_msm_b_g1, stats.ms_msm_b_g2, stats.ms_assembly};
+  std::vector<Proof> proofs;
+  for (std::size_t k = 0; k < n; ++k)
+    proofs.push_back(
+        Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(proof_bytes.data() + k * PP_PROOF_BYTES, Proof::kBytes)));
   std::ofstream out(options.out, std::ios::binary | std::ios::trunc);
   for (const Proof& p : proofs) {
     const auto bytes = p.to_bytes();

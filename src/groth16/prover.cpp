@@ -223,58 +223,73 @@ Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomiz
   return Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()};
 }
 
+Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers& rs, std::size_t part,
+                      ProveTimings* timings) {
+  ProveTimings local;
+  ProveTimings& total = timings ? *timings : local;
+  auto t0 = Clock::now();
+  const Domain domain = check_witness(pk, w, part);
+  const std::size_t n = domain.size();
+  std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+  std::copy(w.a.begin(), w.a.end(), a.begin());
+  std::copy(w.b.begin(), w.b.end(), b.begin());
+  std::copy(w.c.begin(), w.c.end(), c.begin());
+  total.evaluate += ms_since(t0);
+
+  // H: the one step that depends on the key's convention.
+  t0 = Clock::now();
+  std::size_t h_terms;
+  if (pk.convention.h_basis == HBasis::bellman) {
+    h_scalars_bellman(a, b, c, domain);
+    h_terms = n - 1;
+  } else {
+    h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
+    h_terms = n;
+  }
+  total.ntt += ms_since(t0);
+
+  const Densities& dens = w.densities;
+  const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
+  const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
+
+  MsmSums sums;
+  t0 = Clock::now();
+  sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
+  total.msm_h += ms_since(t0);
+  t0 = Clock::now();
+  sums.l = split_msm<G1Curve>(pk.l, w.aux);
+  total.msm_l += ms_since(t0);
+  t0 = Clock::now();
+  sums.a = split_msm<G1Curve>(pk.a, a_scalars);
+  total.msm_a += ms_since(t0);
+  t0 = Clock::now();
+  sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
+  total.msm_b_g1 += ms_since(t0);
+  t0 = Clock::now();
+  sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars);
+  total.msm_b_g2 += ms_since(t0);
+
+  t0 = Clock::now();
+  Proof proof = assemble_proof(pk.vk, sums, rs);
+  total.assembly += ms_since(t0);
+  return proof;
+}
+
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings, const ProgressFn& progress) {
-  const std::vector<Randomizers> randomness = randomizers_from_seed(seed, witnesses.size());
+  const std::vector<Randomizers> randomizers = randomizers_from_seed(seed, witnesses.size());
+  return prove(pk, witnesses, randomizers, timings, progress);
+}
+
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses,
+                         std::span<const Randomizers> randomizers, ProveTimings* timings, const ProgressFn& progress) {
+  if (randomizers.size() != witnesses.size())
+    throw std::invalid_argument("prove: " + std::to_string(randomizers.size()) + " randomiser pair(s) for " +
+                                std::to_string(witnesses.size()) + " partition(s)");
   std::vector<Proof> proofs;
   ProveTimings total;
   for (std::size_t part = 0; part < witnesses.size(); ++part) {
-    const Witness& w = witnesses[part];
-    auto t0 = Clock::now();
-    const Domain domain = check_witness(pk, w, part);
-    const std::size_t n = domain.size();
-    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
-    std::copy(w.a.begin(), w.a.end(), a.begin());
-    std::copy(w.b.begin(), w.b.end(), b.begin());
-    std::copy(w.c.begin(), w.c.end(), c.begin());
-    total.evaluate += ms_since(t0);
-
-    // H: the one step that depends on the key's convention.
-    t0 = Clock::now();
-    std::size_t h_terms;
-    if (pk.convention.h_basis == HBasis::bellman) {
-      h_scalars_bellman(a, b, c, domain);
-      h_terms = n - 1;
-    } else {
-      h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
-      h_terms = n;
-    }
-    total.ntt += ms_since(t0);
-
-    const Densities& dens = w.densities;
-    const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
-    const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
-
-    MsmSums sums;
-    t0 = Clock::now();
-    sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
-    total.msm_h += ms_since(t0);
-    t0 = Clock::now();
-    sums.l = split_msm<G1Curve>(pk.l, w.aux);
-    total.msm_l += ms_since(t0);
-    t0 = Clock::now();
-    sums.a = split_msm<G1Curve>(pk.a, a_scalars);
-    total.msm_a += ms_since(t0);
-    t0 = Clock::now();
-    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
-    total.msm_b_g1 += ms_since(t0);
-    t0 = Clock::now();
-    sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars);
-    total.msm_b_g2 += ms_since(t0);
-
-    t0 = Clock::now();
-    proofs.push_back(assemble_proof(pk.vk, sums, randomness[part]));
-    total.assembly += ms_since(t0);
+    proofs.push_back(prove_partition(pk, witnesses[part], randomizers[part], part, &total));
     if (progress) progress(part + 1, witnesses.size());
   }
   if (timings) *timings = total;

@@ -67,16 +67,29 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
-
-// The pieces of prove() that other provers (GPU, engine) share, so that their proofs equal the
-// CPU prover's bit for bit.
-//
-// r and s of each partition: prove(pk, witnesses, seed) draws them in partition order from one
-// generator seeded with `seed`.
+// The randomisers r, s of one proof. They must be secret and uniformly random for the proof to
+// be zero-knowledge; the seeded generator below is for tests and reproducible runs.
 struct Randomizers {
   Fr r, s;
 };
+// What prove(pk, witnesses, seed) draws: r then s for each partition in turn (mt19937_64).
 std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions);
+// prove() with the caller's r, s per partition (randomizers.size() == witnesses.size(), else
+// std::invalid_argument).
+std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses,
+                         std::span<const Randomizers> randomizers, ProveTimings* timings = nullptr,
+                         const ProgressFn& progress = {});
+
+
+// One partition with the given randomisers, as prove() proves it:
+// prove(pk, ws, seed)[p] == prove_partition(pk, ws[p], randomizers_from_seed(seed, n)[p], p), so a
+// scheduler may prove partitions one at a time, in any order, on any device. `partition` names
+// it in errors; the stage times are added to *timings.
+Proof prove_partition(const ProvingKey& pk, const Witness& witness, const Randomizers& randomizers,
+                      std::size_t partition = 0, ProveTimings* timings = nullptr);
+
+// The pieces of prove() that other provers (GPU, engine) share, so that their proofs equal the
+// CPU prover's bit for bit.
 // The five MSM results of one partition.
 struct MsmSums {
   G1Jacobian h, l, a, b_g1;

@@ -1,0 +1,674 @@
+// The C API (include/proofpipe/proofpipe.h): handles, input validation and copying, errors; proving goes through backend.hpp.
+#include "proofpipe/proofpipe.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "proofpipe/io/params.hpp"
+#include "proofpipe/io/r1cs_file.hpp"
+#include "proofpipe/io/witness.hpp"
+#include "proofpipe/io/wtns.hpp"
+
+// ----- handles ------------------------------------------------------------------------------
+// The C handles are thin owners of shared implementation objects, so that a pending proof can
+// keep its engine and key alive after the caller has released its own handles.
+
+namespace pp::capi {
+
+struct EngineImpl {
+  EngineConfig config;
+  std::unique_ptr<Backend> backend;
+  std::mutex stats_mutex;  // guards stats only; never held while proving
+  pp_engine_stats stats{};
+};
+
+struct KeyImpl {
+  ProvingKey pk;
+  PreparedVerifyingKey pvk;
+  mutable std::atomic<uint64_t> evictions{0};  // bookkeeping, not part of the key's value
+};
+
+}  // namespace pp::capi
+
+struct pp_engine {
+  std::shared_ptr<pp::capi::EngineImpl> impl;
+};
+
+struct pp_key {
+  std::atomic<long> refs{1};
+  std::shared_ptr<const pp::capi::KeyImpl> impl;
+};
+
+struct pp_pending {
+  std::shared_ptr<pp::capi::EngineImpl> engine;
+  std::shared_ptr<const pp::capi::KeyImpl> key;
+  std::size_t partitions = 0;
+  std::atomic<bool> cancel{false};
+  std::atomic<std::size_t> partitions_done{0};
+  std::atomic<bool> done{false};
+  std::thread worker;
+  std::once_flag joined;
+  // Written by the worker before `done` is set, read-only afterwards.
+  std::vector<pp::Proof> proofs;
+  pp_status status = PP_OK;
+  std::string message;
+};
+
+namespace pp::capi {
+namespace {
+
+// Thrown by the API's own checks: the status to return and the message.
+struct ApiError : std::runtime_error {
+  ApiError(pp_status s, const std::string& m) : std::runtime_error(m), status(s) {}
+  pp_status status;
+};
+
+void clear_error(pp_error* err) {
+  if (!err) return;
+  err->code = PP_OK;
+  err->message[0] = '\0';
+}
+
+pp_status report(pp_error* err, pp_status status, const std::string& message) {
+  if (err) {
+    err->code = status;
+    const std::size_t n = std::min(message.size(), std::size_t(PP_ERROR_MESSAGE_BYTES - 1));
+    std::memcpy(err->message, message.data(), n);
+    err->message[n] = '\0';
+    if (n < message.size() && n >= 3) std::memcpy(err->message + n - 3, "...", 3);
+  }
+  return status;
+}
+
+// Runs one entry point: every exception becomes a status and a message, nothing escapes.
+// `fallback` is the status of exceptions that are not the API's own (e.g. PP_ERR_KEY while
+// loading a key).
+template <class F>
+pp_status guarded(const char* function, pp_error* err, pp_status fallback, F&& body) {
+  clear_error(err);
+  try {
+    body();
+    return PP_OK;
+  } catch (const ApiError& e) {
+    return report(err, e.status, std::string(function) + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    return report(err, PP_ERR_OUT_OF_MEMORY, std::string(function) + ": out of memory");
+  } catch (const std::exception& e) {
+    return report(err, fallback, std::string(function) + ": " + e.what());
+  } catch (...) {
+    return report(err, PP_ERR_INTERNAL, std::string(function) + ": unknown exception");
+  }
+}
+
+template <class T>
+void require(const T* p, const char* name) {
+  if (p == nullptr) throw ApiError(PP_ERR_NULL_POINTER, std::string(name) + " is NULL");
+}
+
+uint64_t load_u64_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
+  return v;
+}
+void store_u64_le(uint8_t* p, uint64_t v) {
+  for (int k = 0; k < 8; ++k) p[k] = uint8_t(v >> (8 * k));
+}
+
+// A Montgomery-form scalar as it crosses the API (4 LE limbs, < r).
+bool load_montgomery(Fr& out, const uint8_t* bytes) {
+  Fr x;
+  for (int i = 0; i < 4; ++i) x.l[i] = load_u64_le(bytes + 8 * i);
+  Fr ignored;
+  if (!Fr::from_canonical(ignored, x.l)) return false;  // the range check only: the limbs must be < r
+  out = x;
+  return true;
+}
+void store_montgomery(uint8_t* bytes, const Fr& x) {
+  for (int i = 0; i < 4; ++i) store_u64_le(bytes + 8 * i, x.l[i]);
+}
+
+std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  std::vector<Fr> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!load_montgomery(out[i], bytes + i * PP_FR_BYTES))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT,
+                     what + "[" + std::to_string(i) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
+  return out;
+}
+
+std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std::size_t n_bits, const std::string& what) {
+  const std::size_t want = (n_bits + 63) / 64;
+  if (n_words != want)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, what + " has " + std::to_string(n_words) + " words, " +
+                                                std::to_string(n_bits) + " variables need " + std::to_string(want));
+  if (want > 0) require(words, what.c_str());
+  std::vector<uint64_t> out(words, words + n_words);
+  if (n_bits % 64 != 0 && (out.back() >> (n_bits % 64)) != 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, what + ": bits past variable " + std::to_string(n_bits - 1) +
+                                                " are set in the last word (must be zero)");
+  return out;
+}
+
+std::string input_name(std::size_t k) { return "inputs[" + std::to_string(k) + "]"; }
+
+Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
+  if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
+  if (as.num_inputs == 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_inputs is 0 (the constant 1 is input 0)");
+  const std::size_t max_scalars = std::numeric_limits<std::size_t>::max() / PP_FR_BYTES;
+  if (as.num_rows > max_scalars || as.num_inputs > max_scalars || as.num_aux > max_scalars)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment: a length overflows the address space");
+  const std::string p = where + ".assignment.";
+  require(as.a, (p + "a").c_str());
+  require(as.b, (p + "b").c_str());
+  require(as.c, (p + "c").c_str());
+  require(as.input, (p + "input").c_str());
+  if (as.num_aux > 0) require(as.aux, (p + "aux").c_str());
+  Witness w;
+  w.a = load_scalars(as.a, as.num_rows, p + "a");
+  w.b = load_scalars(as.b, as.num_rows, p + "b");
+  w.c = load_scalars(as.c, as.num_rows, p + "c");
+  w.input = load_scalars(as.input, as.num_inputs, p + "input");
+  w.aux = load_scalars(as.aux, as.num_aux, p + "aux");
+  w.densities.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
+  w.densities.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
+  w.densities.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
+  return w;
+}
+
+// A file or a byte range, for the readers that take either.
+struct Source {
+  bool is_file;
+  std::string path;
+  std::span<const uint8_t> bytes;
+};
+Source source(const pp_source& s, const std::string& what) {
+  if (s.path) return {true, s.path, {}};
+  if (s.data == nullptr)
+    throw ApiError(s.size ? PP_ERR_NULL_POINTER : PP_ERR_INVALID_ARGUMENT,
+                   what + ": neither path nor data is set");
+  const std::string field = what.substr(what.rfind('.') + 1);  // "ppw", "r1cs", "wtns"
+  return {false, field + ".data", std::span<const uint8_t>(s.data, s.size)};
+}
+
+// Every reader failure of a witness becomes PP_ERR_WITNESS with the input named.
+template <class F>
+auto as_witness_error(const std::string& where, F&& read) {
+  try {
+    return read();
+  } catch (const ApiError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ApiError(PP_ERR_WITNESS, where + ": " + e.what());
+  }
+}
+
+Witness witness_from_input(const pp_input& in, std::size_t k) {
+  const std::string where = input_name(k);
+  // A C caller may store any int in the enum field; loading such a value as the C++ enum is
+  // undefined behaviour (UBSan flags it), so the field is read as the int it is.
+  static_assert(sizeof(pp_input_kind) == sizeof(int));
+  int kind;
+  std::memcpy(&kind, &in.kind, sizeof kind);
+  switch (kind) {
+    case PP_INPUT_ASSIGNMENT:
+      return witness_from_arrays(in.assignment, where);
+    case PP_INPUT_PPW: {
+      const Source src = source(in.ppw, where + ".ppw");
+      return as_witness_error(where, [&] {
+        return src.is_file ? read_witness(src.path) : parse_witness(src.bytes, src.path);
+      });
+    }
+    case PP_INPUT_R1CS_WTNS: {
+      const Source r1cs_src = source(in.r1cs, where + ".r1cs");
+      const Source wtns_src = source(in.wtns, where + ".wtns");
+      return as_witness_error(where, [&] {
+        const CircomR1cs circuit =
+            r1cs_src.is_file ? read_r1cs_file(r1cs_src.path) : parse_r1cs_file(r1cs_src.bytes, r1cs_src.path);
+        circuit.r1cs.validate();
+        const std::vector<Fr> z = wtns_src.is_file ? read_wtns(wtns_src.path) : parse_wtns(wtns_src.bytes, wtns_src.path);
+        return witness_from_assignment(circuit.r1cs, z);
+      });
+    }
+  }
+  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
+                                              " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW or PP_INPUT_R1CS_WTNS)");
+}
+
+// A uniformly random scalar from the operating system (std::random_device reads getrandom /
+// /dev/urandom on Linux): 255 random bits, rejected when >= r (about 1 draw in 10).
+Fr os_random_scalar(std::random_device& rd) {
+  for (;;) {
+    uint64_t limbs[4];
+    for (uint64_t& w : limbs) w = (uint64_t(rd()) << 32) | uint64_t(rd());
+    limbs[3] >>= 1;
+    Fr x;
+    if (Fr::from_canonical(x, limbs)) return x;
+  }
+}
+
+// Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
+struct Request {
+  std::vector<Witness> witnesses;
+  std::vector<Randomizers> randomizers;
+};
+
+Request copy_request(const pp_input* inputs, std::size_t n, const uint64_t* seed) {
+  if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
+  require(inputs, "inputs");
+  Request req;
+  req.witnesses.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) req.witnesses.push_back(witness_from_input(inputs[k], k));
+  if (seed) {
+    req.randomizers = randomizers_from_seed(*seed, n);
+  } else {
+    std::random_device rd;
+    req.randomizers.resize(n);
+    for (Randomizers& rs : req.randomizers) {
+      rs.r = os_random_scalar(rd);
+      rs.s = os_random_scalar(rd);
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    if ((in.r == nullptr) != (in.s == nullptr))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": give both r and s or neither");
+    if (!in.r) continue;
+    if (!load_montgomery(req.randomizers[k].r, in.r) || !load_montgomery(req.randomizers[k].s, in.s))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": r or s is not a reduced Montgomery-form scalar");
+  }
+  return req;
+}
+
+std::size_t proof_bytes(std::size_t n) {
+  if (n > std::numeric_limits<std::size_t>::max() / PP_PROOF_BYTES)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs " + std::to_string(n) + " is too large");
+  return n * PP_PROOF_BYTES;
+}
+
+// The size contract of pp_prove / pp_prove_finalize.
+void check_capacity(const uint8_t* proofs, std::size_t* proofs_size, std::size_t n) {
+  require(proofs_size, "proofs_size");
+  const std::size_t need = proof_bytes(n);
+  if (*proofs_size < need) {
+    const std::size_t have = *proofs_size;
+    *proofs_size = need;
+    throw ApiError(PP_ERR_BUFFER_TOO_SMALL, "proofs buffer holds " + std::to_string(have) + " bytes, " +
+                                                std::to_string(n) + " proof(s) need " + std::to_string(need));
+  }
+  require(proofs, "proofs");
+}
+
+void write_proofs(const std::vector<Proof>& proofs, uint8_t* out, std::size_t* out_size) {
+  for (std::size_t k = 0; k < proofs.size(); ++k) {
+    const auto bytes = proofs[k].to_bytes();
+    std::memcpy(out + k * PP_PROOF_BYTES, bytes.data(), PP_PROOF_BYTES);
+  }
+  *out_size = proofs.size() * PP_PROOF_BYTES;
+}
+
+// Proves through the backend and books the outcome in the engine's statistics.
+std::vector<Proof> run_batch(EngineImpl& engine, const KeyImpl& key, const Request& req,
+                             const std::atomic<bool>* cancel, std::atomic<std::size_t>* progress) {
+  BatchRequest batch{key.pk, req.witnesses, req.randomizers, cancel, {}};
+  if (progress) batch.on_partition = [progress](std::size_t) { progress->fetch_add(1, std::memory_order_relaxed); };
+  try {
+    BatchResult result = engine.backend->prove_batch(batch);
+    std::lock_guard lock(engine.stats_mutex);
+    pp_engine_stats& s = engine.stats;
+    s.partitions_proven += result.proofs.size();
+    s.partitions_on_cpu += result.partitions_on_cpu;
+    s.calls_succeeded += 1;
+    const ProveTimings& t = result.timings;
+    s.ms_checks += t.evaluate;
+    s.ms_ntt += t.ntt;
+    s.ms_msm_h += t.msm_h;
+    s.ms_msm_l += t.msm_l;
+    s.ms_msm_a += t.msm_a;
+    s.ms_msm_b_g1 += t.msm_b_g1;
+    s.ms_msm_b_g2 += t.msm_b_g2;
+    s.ms_assembly += t.assembly;
+    s.ms_gpu_busy += result.ms_gpu_busy;
+    return std::move(result.proofs);
+  } catch (const Cancelled& e) {
+    {
+      std::lock_guard lock(engine.stats_mutex);
+      engine.stats.calls_cancelled += 1;
+    }
+    throw ApiError(PP_ERR_CANCELLED, e.what());
+  } catch (const std::invalid_argument& e) {
+    {
+      std::lock_guard lock(engine.stats_mutex);
+      engine.stats.calls_failed += 1;
+    }
+    throw ApiError(PP_ERR_WITNESS, e.what());  // the prover's checks of a witness against the key
+  } catch (...) {
+    std::lock_guard lock(engine.stats_mutex);
+    engine.stats.calls_failed += 1;
+    throw;
+  }
+}
+
+EngineConfig engine_config(const pp_engine_config& c) {
+  EngineConfig out;
+  if (c.num_gpus < -1 || c.num_gpus > PP_MAX_GPUS)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.num_gpus is " + std::to_string(c.num_gpus) +
+                                                " (-1: all, 0: none, up to " + std::to_string(PP_MAX_GPUS) + ")");
+  out.all_gpus = c.num_gpus == -1;
+  for (int i = 0; i < std::max(c.num_gpus, 0); ++i) {
+    if (c.gpus[i] < 0)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.gpus[" + std::to_string(i) + "] is " + std::to_string(c.gpus[i]));
+    if (std::find(out.gpus.begin(), out.gpus.end(), c.gpus[i]) != out.gpus.end())
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.gpus[" + std::to_string(i) + "]: GPU " +
+                                                  std::to_string(c.gpus[i]) + " is listed twice");
+    out.gpus.push_back(c.gpus[i]);
+  }
+  if (c.gpu_workers < 1 || c.gpu_workers > 16)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.gpu_workers is " + std::to_string(c.gpu_workers) + " (1..16)");
+  if (c.threads < 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.threads is " + std::to_string(c.threads) + " (0: all cores)");
+  if (c.cpu_fallback != 0 && c.cpu_fallback != 1)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.cpu_fallback is " + std::to_string(c.cpu_fallback) + " (0 or 1)");
+  out.gpu_workers = c.gpu_workers;
+  out.device_memory_budget = c.device_memory_budget;
+  out.host_memory_budget = c.host_memory_budget;
+  out.cpu_fallback = c.cpu_fallback == 1;
+  out.threads = c.threads;
+  return out;
+}
+
+pp_key* make_key(ProvingKey pk) {
+  auto impl = std::make_shared<KeyImpl>();
+  impl->pk = std::move(pk);
+  impl->pvk = prepare(impl->pk.vk);
+  auto* key = new pp_key;
+  key->impl = std::move(impl);
+  return key;
+}
+
+// The handles every proving call needs.
+void check_handles(const pp_engine* engine, const pp_key* key) {
+  require(engine, "engine");
+  require(key, "key");
+}
+
+}  // namespace
+}  // namespace pp::capi
+
+using namespace pp::capi;
+
+extern "C" {
+
+PP_API const char* pp_status_name(pp_status status) {
+  int code;  // any int may arrive from C: compare it as one (see witness_from_input)
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
+    case PP_OK: return "PP_OK";
+    case PP_ERR_NULL_POINTER: return "PP_ERR_NULL_POINTER";
+    case PP_ERR_INVALID_ARGUMENT: return "PP_ERR_INVALID_ARGUMENT";
+    case PP_ERR_BUFFER_TOO_SMALL: return "PP_ERR_BUFFER_TOO_SMALL";
+    case PP_ERR_KEY: return "PP_ERR_KEY";
+    case PP_ERR_WITNESS: return "PP_ERR_WITNESS";
+    case PP_ERR_CANCELLED: return "PP_ERR_CANCELLED";
+    case PP_ERR_UNSUPPORTED: return "PP_ERR_UNSUPPORTED";
+    case PP_ERR_OUT_OF_MEMORY: return "PP_ERR_OUT_OF_MEMORY";
+    case PP_ERR_INTERNAL: return "PP_ERR_INTERNAL";
+  }
+  return "PP_ERR_UNKNOWN";
+}
+
+PP_API uint32_t pp_version(void) { return PP_VERSION; }
+
+PP_API pp_status pp_fr_from_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
+  return guarded("pp_fr_from_canonical", err, PP_ERR_INTERNAL, [&] {
+    if (n == 0) return;
+    require(out, "out");
+    require(in, "in");
+    for (std::size_t i = 0; i < n; ++i) {
+      uint64_t limbs[4];
+      for (int j = 0; j < 4; ++j) limbs[j] = load_u64_le(in + i * PP_FR_BYTES + 8 * j);
+      pp::Fr x;
+      if (!pp::Fr::from_canonical(x, limbs))
+        throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not below the scalar field modulus r");
+      store_montgomery(out + i * PP_FR_BYTES, x);
+    }
+  });
+}
+
+PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
+  return guarded("pp_fr_to_canonical", err, PP_ERR_INTERNAL, [&] {
+    if (n == 0) return;
+    require(out, "out");
+    require(in, "in");
+    for (std::size_t i = 0; i < n; ++i) {
+      pp::Fr x;
+      if (!load_montgomery(x, in + i * PP_FR_BYTES))
+        throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not a reduced Montgomery-form scalar");
+      uint64_t limbs[4];
+      x.to_canonical(limbs);
+      for (int j = 0; j < 4; ++j) store_u64_le(out + i * PP_FR_BYTES + 8 * j, limbs[j]);
+    }
+  });
+}
+
+PP_API void pp_engine_config_default(pp_engine_config* config) {
+  if (!config) return;
+  std::memset(config, 0, sizeof *config);
+  config->num_gpus = -1;
+  config->gpu_workers = 2;
+  config->cpu_fallback = 1;
+  config->threads = 0;
+}
+
+PP_API pp_status pp_engine_create(const pp_engine_config* config, pp_engine** out, pp_error* err) {
+  return guarded("pp_engine_create", err, PP_ERR_INTERNAL, [&] {
+    require(out, "out");
+    *out = nullptr;
+    require(config, "config");
+    auto impl = std::make_shared<EngineImpl>();
+    impl->config = engine_config(*config);
+    try {
+      impl->backend = make_backend(impl->config);
+    } catch (const std::invalid_argument& e) {
+      throw ApiError(PP_ERR_UNSUPPORTED, e.what());
+    }
+    auto* engine = new pp_engine;
+    engine->impl = std::move(impl);
+    *out = engine;
+  });
+}
+
+PP_API void pp_engine_free(pp_engine* engine) { delete engine; }
+
+PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err) {
+  return guarded("pp_engine_stats_get", err, PP_ERR_INTERNAL, [&] {
+    require(engine, "engine");
+    require(out, "out");
+    std::lock_guard lock(engine->impl->stats_mutex);
+    *out = engine->impl->stats;
+  });
+}
+
+PP_API pp_status pp_key_load(const char* params_path, int subgroup_check, pp_key** out, pp_error* err) {
+  return guarded("pp_key_load", err, PP_ERR_KEY, [&] {
+    require(out, "out");
+    *out = nullptr;
+    require(params_path, "params_path");
+    pp::ParamsReadOptions options;
+    options.subgroup = subgroup_check ? pp::SubgroupCheck::yes : pp::SubgroupCheck::no;
+    *out = make_key(pp::read_params(params_path, options));
+  });
+}
+
+PP_API pp_status pp_key_load_memory(const uint8_t* bytes, size_t size, int subgroup_check, pp_key** out,
+                                    pp_error* err) {
+  return guarded("pp_key_load_memory", err, PP_ERR_KEY, [&] {
+    require(out, "out");
+    *out = nullptr;
+    require(bytes, "bytes");
+    pp::ParamsReadOptions options;
+    options.subgroup = subgroup_check ? pp::SubgroupCheck::yes : pp::SubgroupCheck::no;
+    *out = make_key(pp::parse_params(std::span<const uint8_t>(bytes, size), options, "params (memory)"));
+  });
+}
+
+PP_API void pp_key_retain(pp_key* key) {
+  if (key) key->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+PP_API void pp_key_release(pp_key* key) {
+  if (key && key->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete key;
+}
+
+PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* err) {
+  return guarded("pp_key_info_get", err, PP_ERR_INTERNAL, [&] {
+    require(key, "key");
+    require(out, "out");
+    const pp::ProvingKey& pk = key->impl->pk;
+    *out = pp_key_info{};
+    out->num_inputs = pk.vk.ic.size();
+    out->num_aux = pk.l.size();
+    out->domain_size = pk.convention.h_basis == pp::HBasis::bellman ? pk.h.size() + 1 : pk.h.size();
+    out->h = pk.h.size();
+    out->l = pk.l.size();
+    out->a = pk.a.size();
+    out->b_g1 = pk.b_g1.size();
+    out->b_g2 = pk.b_g2.size();
+    out->device_resident = 0;
+    out->evictions = key->impl->evictions.load(std::memory_order_relaxed);
+  });
+}
+
+PP_API pp_status pp_key_evict(pp_key* key, pp_error* err) {
+  return guarded("pp_key_evict", err, PP_ERR_INTERNAL, [&] {
+    require(key, "key");
+    // No backend keeps device copies yet; the GPU engine drops them here.
+    key->impl->evictions.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
+                          const uint64_t* seed, uint8_t* proofs, size_t* proofs_size, pp_error* err) {
+  return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
+    check_handles(engine, key);
+    check_capacity(proofs, proofs_size, num_inputs);
+    const Request req = copy_request(inputs, num_inputs, seed);
+    const std::vector<pp::Proof> out = run_batch(*engine->impl, *key->impl, req, nullptr, nullptr);
+    write_proofs(out, proofs, proofs_size);
+  });
+}
+
+PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
+                                const uint64_t* seed, pp_pending** out, pp_error* err) {
+  return guarded("pp_prove_start", err, PP_ERR_INTERNAL, [&] {
+    require(out, "out");
+    *out = nullptr;
+    check_handles(engine, key);
+    (void)proof_bytes(num_inputs);
+    auto req = std::make_shared<Request>(copy_request(inputs, num_inputs, seed));
+    auto pending = std::make_unique<pp_pending>();
+    pending->engine = engine->impl;
+    pending->key = key->impl;
+    pending->partitions = num_inputs;
+    pp_pending* p = pending.get();
+    // The worker owns the request and reaches the pending handle through `p`, which lives until
+    // pp_pending_free has joined it.
+    p->worker = std::thread([p, req]() mutable {
+      pp_error e;
+      const pp_status status = guarded("pp_prove_finalize", &e, PP_ERR_INTERNAL, [&] {
+        p->proofs = run_batch(*p->engine, *p->key, *req, &p->cancel, &p->partitions_done);
+      });
+      req.reset();  // the witnesses are large: free them before anyone finalizes
+      p->status = status;
+      p->message = e.message;
+      p->done.store(true, std::memory_order_release);
+    });
+    *out = pending.release();
+  });
+}
+
+PP_API pp_status pp_prove_poll(const pp_pending* pending, int* done, size_t* partitions_done, pp_error* err) {
+  return guarded("pp_prove_poll", err, PP_ERR_INTERNAL, [&] {
+    require(pending, "pending");
+    if (done) *done = pending->done.load(std::memory_order_acquire) ? 1 : 0;
+    if (partitions_done) *partitions_done = pending->partitions_done.load(std::memory_order_relaxed);
+  });
+}
+
+PP_API pp_status pp_prove_finalize(pp_pending* pending, uint8_t* proofs, size_t* proofs_size, pp_error* err) {
+  clear_error(err);
+  if (!pending) return report(err, PP_ERR_NULL_POINTER, "pp_prove_finalize: pending is NULL");
+  // Check the buffer first so that a caller learns the size without waiting.
+  const pp_status size_status = guarded("pp_prove_finalize", err, PP_ERR_INTERNAL,
+                                        [&] { check_capacity(proofs, proofs_size, pending->partitions); });
+  if (size_status != PP_OK) return size_status;
+  const pp_status join_status = guarded("pp_prove_finalize", err, PP_ERR_INTERNAL, [&] {
+    std::call_once(pending->joined, [&] { pending->worker.join(); });
+  });
+  if (join_status != PP_OK) return join_status;
+  if (pending->status != PP_OK) return report(err, pending->status, pending->message);
+  write_proofs(pending->proofs, proofs, proofs_size);
+  return PP_OK;
+}
+
+PP_API pp_status pp_cancel(pp_pending* pending, pp_error* err) {
+  return guarded("pp_cancel", err, PP_ERR_INTERNAL, [&] {
+    require(pending, "pending");
+    pending->cancel.store(true, std::memory_order_relaxed);
+  });
+}
+
+PP_API void pp_pending_free(pp_pending* pending) {
+  if (!pending) return;
+  pending->cancel.store(true, std::memory_order_relaxed);
+  try {
+    std::call_once(pending->joined, [&] { pending->worker.join(); });
+  } catch (...) {
+    // join() only throws for a thread that is not joinable, which the once_flag rules out;
+    // nothing may escape a C function either way.
+  }
+  delete pending;
+}
+
+PP_API pp_status pp_verify(const pp_key* key, const uint8_t* public_inputs, size_t num_public, const uint8_t* proof,
+                           size_t proof_size, int* valid, pp_error* err) {
+  return guarded("pp_verify", err, PP_ERR_INTERNAL, [&] {
+    require(key, "key");
+    require(proof, "proof");
+    require(valid, "valid");
+    *valid = 0;
+    if (proof_size != PP_PROOF_BYTES)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "proof_size is " + std::to_string(proof_size) + ", a proof has " +
+                                                  std::to_string(PP_PROOF_BYTES) + " bytes");
+    const pp::PreparedVerifyingKey& pvk = key->impl->pvk;
+    if (num_public + 1 != pvk.vk.ic.size())
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_public is " + std::to_string(num_public) + ", the key has " +
+                                                  std::to_string(pvk.vk.ic.size() - 1) + " public inputs");
+    if (num_public > 0) require(public_inputs, "public_inputs");
+    const std::vector<pp::Fr> inputs = load_scalars(public_inputs, num_public, "public_inputs");
+    pp::Proof p;
+    try {
+      p = pp::Proof::from_bytes(std::span<const uint8_t, pp::Proof::kBytes>(proof, pp::Proof::kBytes));
+    } catch (const std::invalid_argument&) {
+      return;  // a proof that does not decode is an invalid proof, not an error
+    }
+    *valid = pp::verify(pvk, inputs, p) ? 1 : 0;
+  });
+}
+
+}  // extern "C"
