@@ -192,72 +192,104 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   return w;
 }
 
+namespace {
+
+// One partition; `part` names it in errors. The blinding is drawn by the caller so that prove()
+// and prove_partition() give identical proofs for the same (seed, partition).
+Proof prove_one(const ProvingKey& pk, const Witness& w, std::size_t part, const Blinding& rs, ProveTimings& total) {
+  auto t0 = Clock::now();
+  check_witness(pk, w, part);
+  const Domain domain = key_domain(pk, w.a.size(), partition_name(part));
+  const std::size_t n = domain.size();
+  std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+  std::copy(w.a.begin(), w.a.end(), a.begin());
+  std::copy(w.b.begin(), w.b.end(), b.begin());
+  std::copy(w.c.begin(), w.c.end(), c.begin());
+  total.evaluate += ms_since(t0);
+
+  // H: the one step that depends on the key's convention.
+  t0 = Clock::now();
+  std::size_t h_terms;
+  if (pk.convention.h_basis == HBasis::bellman) {
+    h_scalars_bellman(a, b, c, domain);
+    h_terms = n - 1;
+  } else {
+    h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
+    h_terms = n;
+  }
+  total.ntt += ms_since(t0);
+
+  const Densities& dens = w.densities;
+  const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
+  const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
+
+  G1Jacobian h_sum, l_sum, a_sum, b1_sum;
+  G2Jacobian b2_sum;
+  t0 = Clock::now();
+  h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
+  total.msm_h += ms_since(t0);
+  t0 = Clock::now();
+  l_sum = split_msm<G1Curve>(pk.l, w.aux);
+  total.msm_l += ms_since(t0);
+  t0 = Clock::now();
+  a_sum = split_msm<G1Curve>(pk.a, a_scalars);
+  total.msm_a += ms_since(t0);
+  t0 = Clock::now();
+  b1_sum = split_msm<G1Curve>(pk.b_g1, b_scalars);
+  total.msm_b_g1 += ms_since(t0);
+  t0 = Clock::now();
+  b2_sum = split_msm<G2Curve>(pk.b_g2, b_scalars);
+  total.msm_b_g2 += ms_since(t0);
+
+  // A = alpha + sum A + r delta; B = beta + sum B + s delta;
+  // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
+  t0 = Clock::now();
+  const Fr& r = rs.r;
+  const Fr& s = rs.s;
+  const VerifyingKey& vk = pk.vk;
+  const G1Jacobian g_a = a_sum.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
+  const G2Jacobian g_b = b2_sum.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
+  const G1Jacobian b1 = b1_sum.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
+  const G1Jacobian g_c = h_sum + l_sum + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
+  Proof proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()};
+  total.assembly += ms_since(t0);
+  return proof;
+}
+
+}  // namespace
+
+std::vector<Blinding> proof_blindings(uint64_t seed, std::size_t partitions) {
+  std::mt19937_64 rng(seed);
+  std::vector<Blinding> out;
+  out.reserve(partitions);
+  for (std::size_t part = 0; part < partitions; ++part) {
+    Blinding b;
+    b.r = random_scalar(rng);
+    b.s = random_scalar(rng);
+    out.push_back(b);
+  }
+  return out;
+}
+
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings, const ProgressFn& progress) {
-  std::mt19937_64 rng(seed);
+  const std::vector<Blinding> blindings = proof_blindings(seed, witnesses.size());
   std::vector<Proof> proofs;
   ProveTimings total;
   for (std::size_t part = 0; part < witnesses.size(); ++part) {
-    const Witness& w = witnesses[part];
-    auto t0 = Clock::now();
-    check_witness(pk, w, part);
-    const Domain domain = key_domain(pk, w.a.size(), partition_name(part));
-    const std::size_t n = domain.size();
-    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
-    std::copy(w.a.begin(), w.a.end(), a.begin());
-    std::copy(w.b.begin(), w.b.end(), b.begin());
-    std::copy(w.c.begin(), w.c.end(), c.begin());
-    total.evaluate += ms_since(t0);
-
-    // H: the one step that depends on the key's convention.
-    t0 = Clock::now();
-    std::size_t h_terms;
-    if (pk.convention.h_basis == HBasis::bellman) {
-      h_scalars_bellman(a, b, c, domain);
-      h_terms = n - 1;
-    } else {
-      h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
-      h_terms = n;
-    }
-    total.ntt += ms_since(t0);
-
-    const Densities& dens = w.densities;
-    const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
-    const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
-
-    G1Jacobian h_sum, l_sum, a_sum, b1_sum;
-    G2Jacobian b2_sum;
-    t0 = Clock::now();
-    h_sum = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
-    total.msm_h += ms_since(t0);
-    t0 = Clock::now();
-    l_sum = split_msm<G1Curve>(pk.l, w.aux);
-    total.msm_l += ms_since(t0);
-    t0 = Clock::now();
-    a_sum = split_msm<G1Curve>(pk.a, a_scalars);
-    total.msm_a += ms_since(t0);
-    t0 = Clock::now();
-    b1_sum = split_msm<G1Curve>(pk.b_g1, b_scalars);
-    total.msm_b_g1 += ms_since(t0);
-    t0 = Clock::now();
-    b2_sum = split_msm<G2Curve>(pk.b_g2, b_scalars);
-    total.msm_b_g2 += ms_since(t0);
-
-    // A = alpha + sum A + r delta; B = beta + sum B + s delta;
-    // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
-    t0 = Clock::now();
-    const Fr r = random_scalar(rng), s = random_scalar(rng);
-    const VerifyingKey& vk = pk.vk;
-    const G1Jacobian g_a = a_sum.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
-    const G2Jacobian g_b = b2_sum.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
-    const G1Jacobian b1 = b1_sum.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
-    const G1Jacobian g_c = h_sum + l_sum + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
-    proofs.push_back(Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()});
-    total.assembly += ms_since(t0);
+    proofs.push_back(prove_one(pk, witnesses[part], part, blindings[part], total));
     if (progress) progress(part + 1, witnesses.size());
   }
   if (timings) *timings = total;
   return proofs;
+}
+
+Proof prove_partition(const ProvingKey& pk, const Witness& witness, const Blinding& blinding, std::size_t partition,
+                      ProveTimings* timings) {
+  ProveTimings total;
+  Proof proof = prove_one(pk, witness, partition, blinding, total);
+  if (timings) *timings = total;
+  return proof;
 }
 
 }  // namespace pp

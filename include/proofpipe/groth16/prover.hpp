@@ -52,6 +52,18 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
                          ProveTimings* timings = nullptr, const ProgressFn& progress = {});
 
+// The randomisers of one proof. prove(pk, ws, seed) draws them for partitions 0, 1, ... in order
+// from std::mt19937_64(seed); proof_blindings(seed, n) returns exactly those n pairs, so a
+// scheduler can prove partitions one at a time, in any order and on any device, and still
+// produce prove()'s proofs: prove(pk, ws, seed)[p] == prove_partition(pk, ws[p], blindings[p]).
+struct Blinding {
+  Fr r, s;
+};
+std::vector<Blinding> proof_blindings(uint64_t seed, std::size_t partitions);
+// One partition with the given randomisers; `partition` only names it in error messages.
+Proof prove_partition(const ProvingKey& pk, const Witness& witness, const Blinding& blinding,
+                      std::size_t partition = 0, ProveTimings* timings = nullptr);
+
 
 // The verifying key with e(alpha, beta) computed once, so that each verification needs three
 // Miller loops and one final exponentiation.
