@@ -205,10 +205,14 @@ void SimBackend::release(int kind, int slot) {
 }
 
 void SimBackend::maybe_fail(double probability, const char* phase, const PartitionTask& task) {
-  if (probability <= 0) return;
   bool retryable = false;
   {
     std::lock_guard lock(mu_);
+    if (!healthy_)
+      throw BackendError(fmt::format("{}: device lost ({} of job {} partition {})", config_.name, phase, task.job,
+                                     task.partition),
+                         false);
+    if (probability <= 0) return;
     std::uniform_real_distribution<double> u(0, 1);
     if (u(rng_) >= probability) return;
     ++faults_;
