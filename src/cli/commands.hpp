@@ -122,4 +122,24 @@ struct BenchGpuOptions {
 // GPU kernel benchmark on device-resident data: median of `runs` after `warmup`.
 int run_bench_gpu(const BenchGpuOptions& options);
 
+// `engine bench`: the pipelined engine (engine/engine.hpp) on simulated devices.
+struct EngineBenchOptions {
+  std::string backend = "sim";
+  int lg = 10;
+  std::size_t partitions = 10;
+  int proofs = 4;
+  int gw = 2;
+  int devices = 1;
+  std::string interlock = "two";
+  std::string host_mem;             // empty: unlimited
+  std::string vram_budget = "16GiB";
+  std::string sim_latency = "stage=2000,h=4000,msm=6000,finish=1000";
+  bool spin = false;
+  std::string trace, timeline;      // empty: not written
+  uint64_t seed = 1;
+};
+void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& options);
+// Exit code 0 iff every job ended ok and every proof verified.
+int run_engine_bench(const EngineBenchOptions& options);
+
 }  // namespace pp::cli

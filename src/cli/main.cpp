@@ -142,6 +142,12 @@ int main(int argc, char** argv) {
     gpu_benches.push_back(b);
   }
 
+  pp::cli::EngineBenchOptions engine_bench;
+  auto* eng = app.add_subcommand("engine", "The pipelined proving engine");
+  eng->require_subcommand(1);
+  auto* eb = eng->add_subcommand("bench", "Run proofs through the engine (simulated device): s/proof, GPU busy %, trace");
+  pp::cli::add_engine_bench_options(eb, engine_bench);
+
   CLI11_PARSE(app, argc, argv);
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0)
@@ -182,6 +188,7 @@ int main(int argc, char** argv) {
       return pp::cli::run_info(info_file);
     }
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
+    if (eb->parsed()) return pp::cli::run_engine_bench(engine_bench);
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;
       bench_gpu.op = b->get_name();

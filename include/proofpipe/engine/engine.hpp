@@ -1,0 +1,175 @@
+// The pipelined proving engine: jobs of N partitions, gw workers per backend (GPU), one shared
+// queue, a host-memory budget, the memory and compute tokens, retries and CPU fallback, stats and
+// a trace of every stage. docs/ENGINE.md explains the design; model/engine.pml checks the protocol.
+//
+// RESOURCE ORDER. A worker acquires resources only in this order and releases each before it
+// could need an earlier one again (never holding a later one while waiting for an earlier one):
+//
+//   1. host-memory budget   (engine-wide, bytes; FIFO so a big partition is not starved)
+//   2. msm slot             (per backend, counting; held until finish() returns)
+//   3. stage slot           (per backend, counting; held until compute() has returned)
+//   4. memory token         (per backend; held only around stage(); released before 5)
+//   5. compute token        (per backend; held only around compute())
+//
+// The memory and compute tokens are never held together (Interlock::two). prepare() runs with
+// only (1) held, finish() with (1) and (2). Interlock::single is the ablation of the old design:
+// one mutex per backend held from stage() through finish() (upload, kernels and the wait for the
+// device), acquired after both slots.
+//
+// Failure: a BackendError is retried on the same backend up to max_retries times when it is
+// retryable; then (or at once when it is not) the partition is proved on the CPU
+// (Fallback::cpu) or the whole job fails (Fallback::fail_job). An unhealthy backend's workers
+// keep pulling work but prove it on the CPU / fail it, so nothing waits for a dead device. Every
+// partition ends proved, failed or cancelled; every job ends.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proofpipe/engine/backend.hpp"
+
+namespace pp::engine {
+
+enum class Interlock { single, two };
+enum class Fallback { cpu, fail_job };
+enum class Shutdown { drain, cancel };
+const char* to_string(Interlock i);
+
+struct EngineConfig {
+  int gw = 2;                    // workers per backend, 1 .. 64
+  Interlock interlock = Interlock::two;
+  uint64_t host_mem_bytes = 0;   // host budget for partitions in flight; 0: unlimited
+  int max_retries = 2;           // extra attempts on the backend for retryable errors
+  Fallback fallback = Fallback::cpu;
+  bool trace = true;             // record every stage (for write_chrome_trace / timeline)
+  // The CPU prover used for fallback; empty: prove_partition (tests substitute a cached one).
+  std::function<Proof(const PartitionTask&)> cpu_prover;
+};
+
+enum class JobStatus { pending, ok, failed, cancelled };
+const char* to_string(JobStatus s);
+
+struct PartitionResult {
+  JobStatus status = JobStatus::pending;  // ok, failed or cancelled once done
+  std::optional<Proof> proof;
+  std::string error;    // why it failed (every attempt's error, joined)
+  std::string where;    // backend name, or "cpu" for the fallback
+  int attempts = 0;     // backend attempts made
+};
+
+struct JobResult {
+  uint64_t id = 0;
+  JobStatus status = JobStatus::pending;
+  std::vector<Proof> proofs;                // all partitions', in order, when ok
+  std::vector<PartitionResult> partitions;  // each partition's outcome
+  std::string error;                        // first failure, when failed
+};
+
+// A proof of N partitions sharing one key. key and witnesses are shared, not copied.
+struct JobSpec {
+  std::shared_ptr<const ProvingKey> key;
+  std::shared_ptr<const std::vector<Witness>> witnesses;
+  uint64_t seed = 0;  // r, s: randomizers_from_seed(seed, N) -> the proofs equal prove(key, witnesses, seed)
+  // Called from a worker thread as each partition ends (ok, failed or cancelled).
+  std::function<void(uint64_t job, std::size_t partition, const PartitionResult&)> on_partition;
+};
+
+class Engine;
+struct JobState;
+
+class JobHandle {
+ public:
+  JobHandle() = default;
+  uint64_t id() const;
+  bool done() const;
+  JobResult wait() const;
+  // nullopt when not done within `timeout`.
+  std::optional<JobResult> wait_for(std::chrono::milliseconds timeout) const;
+  // Snapshot of the partitions (finished ones have their status set).
+  std::vector<PartitionResult> partitions() const;
+
+ private:
+  friend class Engine;
+  explicit JobHandle(std::shared_ptr<JobState> s) : state_(std::move(s)) {}
+  std::shared_ptr<JobState> state_;
+};
+
+// One recorded stage of a worker (or of a device queue).
+struct TraceEvent {
+  std::string name;     // wait-host, prepare, wait-slots, stage, wait-compute, compute, finish, cpu-prove, ...
+  int backend = 0;      // index of the backend; -1: the engine
+  std::string lane;     // "worker 1", "device compute", "device copy"
+  uint64_t job = 0;
+  std::size_t partition = 0;
+  double start_us = 0, dur_us = 0;  // from the engine's start
+};
+
+struct StageTotals {
+  uint64_t count = 0;
+  double total_ms = 0, max_ms = 0;
+};
+
+struct BackendStats {
+  std::string name;
+  uint64_t partitions = 0;        // proved on this backend
+  uint64_t errors = 0, retries = 0, fallbacks = 0;
+  double gpu_busy = 0;            // fraction of [start, now] the compute queue was executing
+  std::vector<std::pair<std::string, StageTotals>> stages;  // per stage name
+  std::string device_calls;       // DeviceCalls::describe()
+  uint64_t forbidden_calls = 0;   // since the engine started (steady state)
+};
+
+struct EngineStats {
+  double wall_s = 0;
+  uint64_t jobs_submitted = 0, jobs_done = 0;
+  uint64_t partitions_ok = 0, partitions_failed = 0, partitions_cancelled = 0, cpu_fallbacks = 0;
+  uint64_t host_peak_bytes = 0;   // peak of the host budget in use
+  std::vector<BackendStats> backends;
+  double gpu_busy() const;        // mean over backends
+};
+
+class Engine {
+ public:
+  // The backends must outlive the engine. Workers start at once. std::invalid_argument for no
+  // backend, gw outside 1..64, negative retries.
+  Engine(std::vector<Backend*> backends, EngineConfig config);
+  ~Engine();  // shutdown(Shutdown::cancel) if not shut down
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // std::invalid_argument for no key, no witnesses; std::logic_error after shutdown.
+  JobHandle submit(JobSpec spec);
+  // Queued partitions of the job are dropped, running ones finish and are discarded; the job
+  // ends cancelled (unless it had already ended). false when the job is unknown or done.
+  bool cancel(uint64_t job);
+  // drain: run everything submitted, then stop. cancel: cancel every job, then stop. Idempotent;
+  // waits for the workers.
+  void shutdown(Shutdown how);
+
+  EngineStats stats() const;
+  std::vector<TraceEvent> trace() const;  // worker stages and device intervals
+  // Chrome / Perfetto trace JSON: {"traceEvents":[{"name","ph":"X","ts","dur","pid","tid"}...]}.
+  void write_chrome_trace(const std::filesystem::path& path) const;
+  // A timeline PNG drawn by gnuplot (one lane per worker and device queue, coloured by stage,
+  // GPU-busy % in the title). std::runtime_error when gnuplot is not installed or fails.
+  void write_timeline_png(const std::filesystem::path& path) const;
+  // Human-readable state for deadlock reports: queue, budget, slots, tokens, what each worker does.
+  std::string describe_state() const;
+  // Partitions that ended so far (any outcome) — a progress counter for watchdogs.
+  uint64_t partitions_ended() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pp::engine

@@ -1,0 +1,179 @@
+// `proofpipe engine bench`: the pipelined engine on the simulated device (the CUDA backend plugs
+// in later through engine/backend.hpp), with s/proof, GPU-busy %, peak RSS, trace and timeline.
+#include <fmt/core.h>
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "proofpipe/engine/engine.hpp"
+#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/engine/sim_backend.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
+
+namespace pp::cli {
+
+void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
+  cmd->add_option("--backend", o.backend, "Device backend (sim: the simulated device)")
+      ->check(CLI::IsMember({"sim"}))
+      ->capture_default_str();
+  cmd->add_option("--lg", o.lg, "log2 of the domain of the synthetic PoRep-shaped circuit")
+      ->check(CLI::Range(4, 28))
+      ->capture_default_str();
+  cmd->add_option("--partitions", o.partitions, "Partitions per proof")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--proofs", o.proofs, "Proofs (jobs) submitted at once")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--gw", o.gw, "Workers per device")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--devices", o.devices, "Simulated devices sharing the queue")->check(CLI::Range(1, 16))->capture_default_str();
+  cmd->add_option("--interlock", o.interlock, "two: memory and compute tokens; single: one lock (the old design)")
+      ->check(CLI::IsMember({"single", "two"}))
+      ->capture_default_str();
+  cmd->add_option("--host-mem", o.host_mem, "Host memory budget for partitions in flight, e.g. 8GiB (default: unlimited)");
+  cmd->add_option("--vram-budget", o.vram_budget, "Arena budget of each simulated device (planner), e.g. 16GiB")
+      ->capture_default_str();
+  cmd->add_option("--sim-latency", o.sim_latency,
+                  "Simulated device latencies in microseconds: stage=,h=,msm=,finish=,prepare= (comma separated)")
+      ->capture_default_str();
+  cmd->add_flag("--spin", o.spin, "Busy-wait the simulated latencies instead of sleeping");
+  cmd->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace JSON here");
+  cmd->add_option("--timeline", o.timeline, "Draw the timeline PNG here (gnuplot)");
+  cmd->add_option("--seed", o.seed, "Seed of the circuit, key, witnesses and r, s")->capture_default_str();
+}
+
+namespace {
+
+engine::SimLatency parse_latency(const std::string& text, bool spin) {
+  engine::SimLatency l;
+  l.spin = spin;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("--sim-latency: expected NAME=MICROSECONDS, got '" + item + "'");
+    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    int64_t us = 0;
+    try {
+      std::size_t used = 0;
+      us = std::stoll(value, &used);
+      if (used != value.size() || us < 0) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--sim-latency: '" + value + "' is not a non-negative number of microseconds");
+    }
+    if (name == "stage") l.stage_us = us;
+    else if (name == "h") l.h_us = us;
+    else if (name == "msm") l.msm_us = us;
+    else if (name == "finish") l.finish_us = us;
+    else if (name == "prepare") l.prepare_us = us;
+    else throw std::invalid_argument("--sim-latency: unknown stage '" + name + "' (stage, h, msm, finish, prepare)");
+  }
+  return l;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+int run_engine_bench(const EngineBenchOptions& o) {
+  using namespace pp::engine;
+  SyntheticOptions so;
+  so.lg_constraints = o.lg;
+  so.seed = o.seed;
+  fmt::print("engine bench: synthetic PoRep-shaped 2^{}, {} partition(s) per proof, {} proof(s)\n", o.lg, o.partitions,
+             o.proofs);
+  const R1cs r1cs = make_porep_like_r1cs(so);
+  auto key = std::make_shared<const ProvingKey>(setup(r1cs, o.seed));
+  auto witnesses = std::make_shared<std::vector<Witness>>();
+  std::vector<std::vector<Fr>> publics;
+  for (std::size_t p = 0; p < o.partitions; ++p) {
+    const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
+    witnesses->push_back(witness_from_assignment(r1cs, z));
+    publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+  }
+
+  PlanRequest req;
+  req.shape = porep_like_shape(o.lg);
+  req.device_memory = parse_byte_size("141GB");
+  req.budget = parse_byte_size(o.vram_budget);
+  req.gw = o.gw;
+  const MemoryPlan plan = plan_memory(req);
+  std::vector<std::unique_ptr<SimBackend>> sims;
+  std::vector<Backend*> backends;
+  for (int d = 0; d < o.devices; ++d) {
+    SimConfig c = SimConfig::from_plan(plan);
+    c.name = fmt::format("sim{}", d);
+    c.latency = parse_latency(o.sim_latency, o.spin);
+    sims.push_back(std::make_unique<SimBackend>(c));
+    backends.push_back(sims.back().get());
+  }
+  fmt::print("devices: {} x sim ({} stage slot(s), {} msm slot(s), arena {}), gw {}, interlock {}\n", o.devices,
+             plan.stage_slots, plan.msm_slots, format_bytes(plan.arena_bytes), o.gw, o.interlock);
+
+  EngineConfig ec;
+  ec.gw = o.gw;
+  ec.interlock = o.interlock == "single" ? Interlock::single : Interlock::two;
+  ec.host_mem_bytes = o.host_mem.empty() ? 0 : parse_byte_size(o.host_mem);
+  Engine engine(backends, ec);
+  std::vector<JobHandle> jobs;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int j = 0; j < o.proofs; ++j) {
+    JobSpec spec;
+    spec.key = key;
+    spec.witnesses = witnesses;
+    spec.seed = o.seed + uint64_t(j);
+    jobs.push_back(engine.submit(std::move(spec)));
+  }
+  int bad = 0;
+  std::vector<JobResult> results;
+  for (auto& j : jobs) results.push_back(j.wait());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  engine.shutdown(Shutdown::drain);
+  for (const auto& r : results) {
+    if (r.status != JobStatus::ok) {
+      fmt::print(stderr, "job {}: {}: {}\n", r.id, to_string(r.status), r.error);
+      ++bad;
+      continue;
+    }
+    if (!batch_verify(key->vk, publics, r.proofs, o.seed)) {
+      fmt::print(stderr, "job {}: the proofs did NOT verify\n", r.id);
+      ++bad;
+    }
+  }
+  const EngineStats st = engine.stats();
+  fmt::print("{:.4f} s/proof ({} proofs in {:.3f} s), GPU busy {:.1f} %, peak host RSS {:.1f} MiB\n", wall / o.proofs,
+             o.proofs, wall, 100 * st.gpu_busy(), peak_rss_mib());
+  for (const auto& b : st.backends) {
+    fmt::print("  {}: {} partitions, busy {:.1f} %, forbidden device calls {}\n", b.name, b.partitions, 100 * b.gpu_busy,
+               b.forbidden_calls);
+    for (const auto& [name, t] : b.stages)
+      fmt::print("    {:<13} {:>7} x  mean {:9.3f} ms  max {:9.3f} ms\n", name, t.count,
+                 t.count ? t.total_ms / double(t.count) : 0.0, t.max_ms);
+  }
+  if (!o.trace.empty()) {
+    engine.write_chrome_trace(o.trace);
+    fmt::print("trace: {}\n", o.trace);
+  }
+  if (!o.timeline.empty()) {
+    engine.write_timeline_png(o.timeline);
+    fmt::print("timeline: {}\n", o.timeline);
+  }
+  if (bad) {
+    fmt::print(stderr, "engine bench: {} job(s) failed or did not verify\n", bad);
+    return 1;
+  }
+  fmt::print("all proofs verified\n");
+  return 0;
+}
+
+}  // namespace pp::cli

@@ -1,0 +1,802 @@
+// The pipelined engine: the shared queue, workers, host budget, slots and tokens in their one
+// order (engine.hpp), retries and fallback, stats, trace and timeline.
+#include "proofpipe/engine/engine.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <thread>
+
+#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/engine/sim_backend.hpp"
+
+namespace pp::engine {
+
+const char* to_string(Interlock i) { return i == Interlock::single ? "single" : "two"; }
+
+const char* to_string(JobStatus s) {
+  switch (s) {
+    case JobStatus::pending: return "pending";
+    case JobStatus::ok: return "ok";
+    case JobStatus::failed: return "failed";
+    case JobStatus::cancelled: return "cancelled";
+  }
+  return "?";
+}
+
+double EngineStats::gpu_busy() const {
+  if (backends.empty()) return 0;
+  double sum = 0;
+  for (const auto& b : backends) sum += b.gpu_busy;
+  return sum / double(backends.size());
+}
+
+// ---- jobs ----
+
+enum class Abort : int { none = 0, cancelled = 1, failed = 2 };
+
+struct JobState {
+  uint64_t id = 0;
+  JobSpec spec;
+  std::vector<Randomizers> randomizers;
+  std::atomic<int> abort{int(Abort::none)};  // set once by cancel() or a failure under fail_job
+  mutable std::mutex mu;                     // leaf lock: nothing else is acquired under it
+  mutable std::condition_variable cv;
+  std::vector<PartitionResult> parts;
+  std::size_t remaining = 0;
+  JobResult result;  // final once result.status != pending
+};
+
+uint64_t JobHandle::id() const { return state_ ? state_->id : 0; }
+
+bool JobHandle::done() const {
+  if (!state_) return true;
+  std::lock_guard lock(state_->mu);
+  return state_->result.status != JobStatus::pending;
+}
+
+JobResult JobHandle::wait() const {
+  if (!state_) throw std::logic_error("JobHandle::wait on an empty handle");
+  std::unique_lock lock(state_->mu);
+  state_->cv.wait(lock, [&] { return state_->result.status != JobStatus::pending; });
+  return state_->result;
+}
+
+std::optional<JobResult> JobHandle::wait_for(std::chrono::milliseconds timeout) const {
+  if (!state_) throw std::logic_error("JobHandle::wait_for on an empty handle");
+  std::unique_lock lock(state_->mu);
+  if (!state_->cv.wait_for(lock, timeout, [&] { return state_->result.status != JobStatus::pending; }))
+    return std::nullopt;
+  return state_->result;
+}
+
+std::vector<PartitionResult> JobHandle::partitions() const {
+  if (!state_) return {};
+  std::lock_guard lock(state_->mu);
+  return state_->parts;
+}
+
+// ---- resources ----
+
+namespace {
+
+// Host-memory budget: FIFO tickets so that a large partition is served in its turn.
+class HostBudget {
+ public:
+  explicit HostBudget(uint64_t limit) : limit_(limit) {}
+  uint64_t limit() const { return limit_; }
+  void acquire(uint64_t bytes) {
+    std::unique_lock lock(mu_);
+    const uint64_t ticket = next_ticket_++;
+    cv_.wait(lock, [&] { return serving_ == ticket && (limit_ == 0 || used_ + bytes <= limit_); });
+    used_ += bytes;
+    peak_ = std::max(peak_, used_);
+    ++serving_;
+    cv_.notify_all();  // the next ticket may fit too
+  }
+  void release(uint64_t bytes) {
+    {
+      std::lock_guard lock(mu_);
+      used_ -= bytes;
+    }
+    cv_.notify_all();
+  }
+  uint64_t peak() const {
+    std::lock_guard lock(mu_);
+    return peak_;
+  }
+  std::string describe() const {
+    std::lock_guard lock(mu_);
+    return fmt::format("host budget: {} of {} bytes in use, {} waiting", used_, limit_ ? std::to_string(limit_) : "unlimited",
+                       next_ticket_ - serving_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  const uint64_t limit_;
+  uint64_t used_ = 0, peak_ = 0, next_ticket_ = 0, serving_ = 0;
+};
+
+// A counting resource whose units are numbered (the arena slots).
+class SlotPool {
+ public:
+  explicit SlotPool(int n) {
+    for (int i = n - 1; i >= 0; --i) free_.push_back(i);
+    total_ = n;
+  }
+  int acquire() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    const int slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  void release(int slot) {
+    {
+      std::lock_guard lock(mu_);
+      free_.push_back(slot);
+    }
+    cv_.notify_one();
+  }
+  std::string describe() const {
+    std::lock_guard lock(mu_);
+    return fmt::format("{} of {} free", free_.size(), total_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<int> free_;
+  int total_ = 0;
+};
+
+// Releases a slot on scope exit unless released earlier.
+class SlotHold {
+ public:
+  SlotHold(SlotPool& pool, int slot) : pool_(&pool), slot_(slot) {}
+  ~SlotHold() { release(); }
+  SlotHold(const SlotHold&) = delete;
+  SlotHold& operator=(const SlotHold&) = delete;
+  void release() {
+    if (pool_) pool_->release(slot_);
+    pool_ = nullptr;
+  }
+  int slot() const { return slot_; }
+
+ private:
+  SlotPool* pool_;
+  int slot_;
+};
+
+int64_t ns_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+}
+
+}  // namespace
+
+// ---- the engine ----
+
+struct Engine::Impl {
+  struct Event {  // compact trace record
+    const char* name;
+    int backend, worker;
+    uint64_t job;
+    std::size_t partition;
+    int64_t start_ns, end_ns;
+  };
+  struct WorkerInfo {
+    std::atomic<const char*> doing{"idle"};
+    std::atomic<uint64_t> job{0};
+    std::atomic<std::size_t> partition{0};
+  };
+  struct BackendCtx {
+    Backend* backend = nullptr;
+    int index = 0;
+    std::unique_ptr<SlotPool> stage, msm;
+    std::mutex memory_token;   // Interlock::single: the one lock
+    std::mutex compute_token;
+    std::vector<std::unique_ptr<WorkerInfo>> workers;
+    uint64_t forbidden_at_start = 0;
+    mutable std::mutex stats_mu;
+    std::map<std::string, StageTotals> stages;
+    uint64_t partitions = 0, errors = 0, retries = 0, fallbacks = 0;
+  };
+  struct WorkItem {
+    std::shared_ptr<JobState> job;
+    std::size_t partition = 0;
+  };
+
+  EngineConfig config;
+  Clock::time_point start = Clock::now();
+  std::vector<std::unique_ptr<BackendCtx>> backends;
+  HostBudget budget;
+
+  mutable std::mutex q_mu;  // queue, job table, lifecycle flags
+  std::condition_variable q_cv;
+  std::deque<WorkItem> queue;
+  std::map<uint64_t, std::weak_ptr<JobState>> jobs;
+  uint64_t next_job = 1;
+  bool stopping = false, stopped = false;
+  std::mutex shutdown_mu;  // serialises shutdown() callers
+  std::vector<std::thread> threads;
+
+  mutable std::mutex trace_mu;
+  std::vector<Event> events;
+
+  std::atomic<uint64_t> jobs_submitted{0}, jobs_done{0}, ended{0}, ok{0}, failed{0}, cancelled{0}, cpu{0};
+  std::atomic<int64_t> first_submit_ns{-1}, last_end_ns{-1};
+
+  Impl(EngineConfig c) : config(std::move(c)), budget(config.host_mem_bytes) {}
+
+  // RAII: a stage of a worker, timed into the stats and the trace.
+  class Span {
+   public:
+    Span(Impl& e, BackendCtx& b, int worker, const char* name, const PartitionTask& t)
+        : e_(e), b_(b), worker_(worker), name_(name), job_(t.job), part_(t.partition), t0_(Clock::now()) {
+      WorkerInfo& w = *b.workers[std::size_t(worker)];
+      w.doing.store(name);
+      w.job.store(t.job);
+      w.partition.store(t.partition);
+    }
+    ~Span() {
+      const auto t1 = Clock::now();
+      const double ms = std::chrono::duration<double, std::milli>(t1 - t0_).count();
+      {
+        std::lock_guard lock(b_.stats_mu);
+        StageTotals& s = b_.stages[name_];
+        ++s.count;
+        s.total_ms += ms;
+        s.max_ms = std::max(s.max_ms, ms);
+      }
+      if (e_.config.trace) {
+        std::lock_guard lock(e_.trace_mu);
+        e_.events.push_back({name_, b_.index, worker_, job_, part_, ns_between(e_.start, t0_), ns_between(e_.start, t1)});
+      }
+      b_.workers[std::size_t(worker_)]->doing.store("between stages");
+    }
+    Span(const Span&) = delete;
+    Span& operator=(const Span&) = delete;
+
+   private:
+    Impl& e_;
+    BackendCtx& b_;
+    int worker_;
+    const char* name_;
+    uint64_t job_;
+    std::size_t part_;
+    Clock::time_point t0_;
+  };
+
+  Proof cpu_prove(const PartitionTask& task) {
+    return config.cpu_prover ? config.cpu_prover(task) : cpu_prove_task(task);
+  }
+
+  // Phases 1..4 on the backend, resources in the documented order. Throws what the backend throws.
+  Proof run_on_backend(BackendCtx& b, int w, const PartitionTask& task) {
+    Backend& dev = *b.backend;
+    std::unique_ptr<Prepared> prep;
+    {
+      Span s(*this, b, w, "prepare", task);
+      prep = dev.prepare(task);
+    }
+    int msm_slot, stage_slot;
+    {
+      Span s(*this, b, w, "wait-slots", task);
+      msm_slot = b.msm->acquire();  // order 2
+    }
+    SlotHold msm_hold(*b.msm, msm_slot);
+    {
+      Span s(*this, b, w, "wait-slots", task);
+      stage_slot = b.stage->acquire();  // order 3
+    }
+    SlotHold stage_hold(*b.stage, stage_slot);
+    Proof proof;
+    if (config.interlock == Interlock::single) {
+      // The ablation: one lock from the upload through the wait for the device.
+      std::unique_lock<std::mutex> gpu;
+      {
+        Span s(*this, b, w, "wait-lock", task);
+        gpu = std::unique_lock(b.memory_token);
+      }
+      {
+        Span s(*this, b, w, "stage", task);
+        dev.stage(*prep, stage_slot, msm_slot);
+      }
+      {
+        Span s(*this, b, w, "compute", task);
+        dev.compute(*prep);
+      }
+      stage_hold.release();
+      Span s(*this, b, w, "finish", task);
+      proof = dev.finish(*prep);
+    } else {
+      {
+        std::unique_lock<std::mutex> memory;
+        {
+          Span s(*this, b, w, "wait-memory", task);
+          memory = std::unique_lock(b.memory_token);  // order 4
+        }
+        Span s(*this, b, w, "stage", task);
+        dev.stage(*prep, stage_slot, msm_slot);
+      }  // memory token released before the compute token is requested
+      {
+        std::unique_lock<std::mutex> compute;
+        {
+          Span s(*this, b, w, "wait-compute", task);
+          compute = std::unique_lock(b.compute_token);  // order 5
+        }
+        Span s(*this, b, w, "compute", task);
+        dev.compute(*prep);
+      }
+      stage_hold.release();  // the device orders its reuse after this partition's H step
+      Span s(*this, b, w, "finish", task);
+      proof = dev.finish(*prep);
+    }
+    msm_hold.release();
+    return proof;
+  }
+
+  void process(BackendCtx& b, int w, const WorkItem& item) {
+    JobState& job = *item.job;
+    const std::size_t p = item.partition;
+    PartitionResult result;
+    PartitionTask task;
+    task.job = job.id;
+    task.partition = p;
+    task.partitions = job.spec.witnesses->size();
+    task.key = job.spec.key.get();
+    task.witness = &(*job.spec.witnesses)[p];
+    task.randomizers = job.randomizers[p];
+    if (job.abort.load() != int(Abort::none)) {
+      result.status = JobStatus::cancelled;
+      result.error = "the job was cancelled or failed before this partition started";
+      return end_partition(job, p, std::move(result));
+    }
+    task.host_bytes = b.backend->host_bytes(task);
+    if (budget.limit() != 0 && task.host_bytes > budget.limit()) {
+      result.status = JobStatus::failed;
+      result.error = fmt::format("partition {} needs {} of host memory, above the whole budget of {}", p,
+                                 format_bytes(task.host_bytes), format_bytes(budget.limit()));
+      return end_partition(job, p, std::move(result));
+    }
+    {
+      Span s(*this, b, w, "wait-host", task);
+      budget.acquire(task.host_bytes);  // order 1
+    }
+    struct BudgetHold {
+      HostBudget& b;
+      uint64_t n;
+      ~BudgetHold() { b.release(n); }
+    } budget_hold{budget, task.host_bytes};
+
+    std::string errors;
+    bool proved = false;
+    bool healthy = b.backend->healthy();
+    for (int attempt = 0; healthy && attempt <= config.max_retries; ++attempt) {
+      if (job.abort.load() != int(Abort::none)) break;
+      task.attempt = attempt;
+      result.attempts = attempt + 1;
+      try {
+        result.proof = run_on_backend(b, w, task);
+        result.where = b.backend->name();
+        proved = true;
+        break;
+      } catch (const BackendError& e) {
+        errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        std::lock_guard lock(b.stats_mu);
+        ++b.errors;
+        if (!e.retryable()) break;
+        if (attempt < config.max_retries) ++b.retries;
+      } catch (const std::exception& e) {  // not the device's fault (e.g. a bad witness): no retry
+        errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        std::lock_guard lock(b.stats_mu);
+        ++b.errors;
+        break;
+      }
+      healthy = b.backend->healthy();
+    }
+    if (!healthy && errors.empty()) errors = b.backend->name() + " is unhealthy";
+    if (!proved && job.abort.load() == int(Abort::none)) {
+      if (config.fallback == Fallback::cpu) {
+        try {
+          Span s(*this, b, w, "cpu-prove", task);
+          result.proof = cpu_prove(task);
+          result.where = "cpu";
+          proved = true;
+          cpu.fetch_add(1);
+          std::lock_guard lock(b.stats_mu);
+          ++b.fallbacks;
+        } catch (const std::exception& e) {
+          errors += std::string("; cpu fallback: ") + e.what();
+        }
+      }
+    }
+    if (proved && job.abort.load() == int(Abort::none)) {
+      result.status = JobStatus::ok;
+      if (result.where != "cpu") {
+        std::lock_guard lock(b.stats_mu);
+        ++b.partitions;
+      }
+    } else if (job.abort.load() != int(Abort::none)) {
+      result.status = JobStatus::cancelled;
+      result.proof.reset();
+      result.error = "the job was cancelled or failed while this partition ran";
+    } else {
+      result.status = JobStatus::failed;
+      result.error = errors;
+    }
+    end_partition(job, p, std::move(result));
+  }
+
+  void end_partition(JobState& job, std::size_t p, PartitionResult result) {
+    if (result.status == JobStatus::failed) {
+      int expected = int(Abort::none);
+      job.abort.compare_exchange_strong(expected, int(Abort::failed));  // the job's other partitions stop
+    }
+    (result.status == JobStatus::ok ? ok : result.status == JobStatus::failed ? failed : cancelled).fetch_add(1);
+    if (job.spec.on_partition) {
+      try {
+        job.spec.on_partition(job.id, p, result);
+      } catch (...) {  // a callback must not take a worker down
+      }
+    }
+    bool finished = false;
+    {
+      std::lock_guard lock(job.mu);
+      job.parts[p] = std::move(result);
+      if (--job.remaining == 0) {
+        finished = true;
+        JobResult& r = job.result;
+        r.id = job.id;
+        r.partitions = job.parts;
+        JobStatus status = JobStatus::ok;
+        for (const auto& part : job.parts) {
+          if (part.status == JobStatus::failed) {
+            status = JobStatus::failed;
+            if (r.error.empty()) r.error = part.error;
+          }
+        }
+        if (status == JobStatus::ok)
+          for (const auto& part : job.parts)
+            if (part.status != JobStatus::ok) status = JobStatus::cancelled;
+        if (status == JobStatus::ok)
+          for (const auto& part : job.parts) r.proofs.push_back(*part.proof);
+        r.status = status;
+      }
+    }
+    last_end_ns.store(ns_between(start, Clock::now()));
+    ended.fetch_add(1);
+    if (finished) {
+      job.cv.notify_all();
+      jobs_done.fetch_add(1);
+      std::lock_guard lock(q_mu);
+      jobs.erase(job.id);
+    }
+  }
+
+  void worker_loop(BackendCtx& b, int w) {
+    for (;;) {
+      WorkItem item;
+      {
+        std::unique_lock lock(q_mu);
+        b.workers[std::size_t(w)]->doing.store("waiting for work");
+        q_cv.wait(lock, [&] { return !queue.empty() || stopping; });
+        if (queue.empty()) {
+          b.workers[std::size_t(w)]->doing.store("exited");
+          return;
+        }
+        item = std::move(queue.front());
+        queue.pop_front();
+      }
+      process(b, w, item);
+    }
+  }
+
+  // Removes the queued partitions of `job_id` (all jobs when 0) and ends them as cancelled.
+  void drop_queued(uint64_t job_id) {
+    std::vector<WorkItem> dropped;
+    {
+      std::lock_guard lock(q_mu);
+      for (auto it = queue.begin(); it != queue.end();) {
+        if (job_id == 0 || it->job->id == job_id) {
+          dropped.push_back(std::move(*it));
+          it = queue.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& item : dropped) {
+      PartitionResult r;
+      r.status = JobStatus::cancelled;
+      r.error = "cancelled before it started";
+      end_partition(*item.job, item.partition, std::move(r));
+    }
+  }
+};
+
+Engine::Engine(std::vector<Backend*> backends, EngineConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
+  Impl& e = *impl_;
+  if (backends.empty()) throw std::invalid_argument("engine: no backend");
+  if (e.config.gw < 1 || e.config.gw > 64)
+    throw std::invalid_argument(fmt::format("engine: gw is {}; it must be 1 .. 64", e.config.gw));
+  if (e.config.max_retries < 0) throw std::invalid_argument("engine: max_retries is negative");
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    Backend* dev = backends[i];
+    if (!dev) throw std::invalid_argument("engine: a backend is null");
+    if (dev->stage_slots() < 1 || dev->msm_slots() < dev->stage_slots())
+      throw std::invalid_argument(fmt::format("engine: backend {} has {} stage and {} msm slots (need 1 <= stage <= msm)",
+                                              dev->name(), dev->stage_slots(), dev->msm_slots()));
+    auto ctx = std::make_unique<Impl::BackendCtx>();
+    ctx->backend = dev;
+    ctx->index = int(i);
+    ctx->stage = std::make_unique<SlotPool>(dev->stage_slots());
+    ctx->msm = std::make_unique<SlotPool>(dev->msm_slots());
+    for (int w = 0; w < e.config.gw; ++w) ctx->workers.push_back(std::make_unique<Impl::WorkerInfo>());
+    ctx->forbidden_at_start = dev->device_calls().forbidden();
+    e.backends.push_back(std::move(ctx));
+  }
+  for (auto& ctx : e.backends)
+    for (int w = 0; w < e.config.gw; ++w) e.threads.emplace_back([&e, b = ctx.get(), w] { e.worker_loop(*b, w); });
+}
+
+Engine::~Engine() {
+  try {
+    shutdown(Shutdown::cancel);
+  } catch (...) {
+  }
+}
+
+JobHandle Engine::submit(JobSpec spec) {
+  Impl& e = *impl_;
+  if (!spec.key) throw std::invalid_argument("engine: job without a key");
+  if (!spec.witnesses || spec.witnesses->empty()) throw std::invalid_argument("engine: job without witnesses");
+  auto job = std::make_shared<JobState>();
+  const std::size_t n = spec.witnesses->size();
+  job->randomizers = randomizers_from_seed(spec.seed, n);
+  job->spec = std::move(spec);
+  job->parts.resize(n);
+  job->remaining = n;
+  {
+    std::lock_guard lock(e.q_mu);
+    if (e.stopping) throw std::logic_error("engine: submit after shutdown");
+    job->id = e.next_job++;
+    e.jobs[job->id] = job;
+    for (std::size_t p = 0; p < n; ++p) e.queue.push_back({job, p});
+  }
+  int64_t unset = -1;
+  e.first_submit_ns.compare_exchange_strong(unset, ns_between(e.start, Clock::now()));
+  e.jobs_submitted.fetch_add(1);
+  e.q_cv.notify_all();
+  return JobHandle(job);
+}
+
+bool Engine::cancel(uint64_t job_id) {
+  Impl& e = *impl_;
+  std::shared_ptr<JobState> job;
+  {
+    std::lock_guard lock(e.q_mu);
+    auto it = e.jobs.find(job_id);
+    if (it == e.jobs.end()) return false;
+    job = it->second.lock();
+  }
+  if (!job) return false;
+  int expected = int(Abort::none);
+  job->abort.compare_exchange_strong(expected, int(Abort::cancelled));
+  e.drop_queued(job_id);
+  return true;
+}
+
+void Engine::shutdown(Shutdown how) {
+  Impl& e = *impl_;
+  std::lock_guard serial(e.shutdown_mu);
+  if (e.stopped) return;
+  if (how == Shutdown::cancel) {
+    std::vector<std::shared_ptr<JobState>> all;
+    {
+      std::lock_guard lock(e.q_mu);
+      e.stopping = true;
+      for (auto& [id, weak] : e.jobs)
+        if (auto j = weak.lock()) all.push_back(j);
+    }
+    for (auto& j : all) {
+      int expected = int(Abort::none);
+      j->abort.compare_exchange_strong(expected, int(Abort::cancelled));
+    }
+    e.drop_queued(0);
+  } else {
+    std::lock_guard lock(e.q_mu);
+    e.stopping = true;
+  }
+  e.q_cv.notify_all();
+  for (auto& t : e.threads) t.join();
+  e.threads.clear();
+  e.stopped = true;
+}
+
+uint64_t Engine::partitions_ended() const { return impl_->ended.load(); }
+
+EngineStats Engine::stats() const {
+  const Impl& e = *impl_;
+  EngineStats s;
+  const auto now = Clock::now();
+  const int64_t first = e.first_submit_ns.load(), last = e.last_end_ns.load();
+  const auto from = first >= 0 ? e.start + std::chrono::nanoseconds(first) : e.start;
+  const auto to = last >= 0 && last > first ? e.start + std::chrono::nanoseconds(last) : now;
+  s.wall_s = std::chrono::duration<double>(to - from).count();
+  s.jobs_submitted = e.jobs_submitted.load();
+  s.jobs_done = e.jobs_done.load();
+  s.partitions_ok = e.ok.load();
+  s.partitions_failed = e.failed.load();
+  s.partitions_cancelled = e.cancelled.load();
+  s.cpu_fallbacks = e.cpu.load();
+  s.host_peak_bytes = e.budget.peak();
+  for (const auto& b : e.backends) {
+    BackendStats bs;
+    bs.name = b->backend->name();
+    {
+      std::lock_guard lock(b->stats_mu);
+      bs.partitions = b->partitions;
+      bs.errors = b->errors;
+      bs.retries = b->retries;
+      bs.fallbacks = b->fallbacks;
+      for (const auto& [name, t] : b->stages) bs.stages.emplace_back(name, t);
+    }
+    const double window = std::chrono::duration<double>(to - from).count();
+    if (window > 0)
+      bs.gpu_busy = std::chrono::duration<double>(b->backend->timeline().busy("compute", from, to)).count() / window;
+    bs.device_calls = b->backend->device_calls().describe();
+    bs.forbidden_calls = b->backend->device_calls().forbidden() - b->forbidden_at_start;
+    s.backends.push_back(std::move(bs));
+  }
+  return s;
+}
+
+std::vector<TraceEvent> Engine::trace() const {
+  const Impl& e = *impl_;
+  std::vector<TraceEvent> out;
+  {
+    std::lock_guard lock(e.trace_mu);
+    out.reserve(e.events.size());
+    for (const auto& ev : e.events)
+      out.push_back({ev.name, ev.backend, fmt::format("worker {}", ev.worker), ev.job, ev.partition,
+                     double(ev.start_ns) / 1e3, double(ev.end_ns - ev.start_ns) / 1e3});
+  }
+  if (!e.config.trace) return out;
+  for (const auto& b : e.backends) {
+    for (const auto& i : b->backend->timeline().snapshot()) {
+      if (i.end < e.start) continue;
+      out.push_back({i.what, b->index, "device " + i.queue, i.job, i.partition, double(ns_between(e.start, i.start)) / 1e3,
+                     double(ns_between(i.start, i.end)) / 1e3});
+    }
+  }
+  return out;
+}
+
+namespace {
+// Lanes of a trace in display order: per backend the workers, then the device queues.
+std::vector<std::pair<int, std::string>> trace_lanes(const std::vector<TraceEvent>& events) {
+  std::vector<std::pair<int, std::string>> lanes;
+  for (const auto& ev : events) lanes.emplace_back(ev.backend, ev.lane);
+  std::sort(lanes.begin(), lanes.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    const bool da = a.second.rfind("device", 0) == 0, db = b.second.rfind("device", 0) == 0;
+    if (da != db) return !da;
+    if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();  // worker 2 < worker 10
+    return a.second < b.second;
+  });
+  lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+  return lanes;
+}
+}  // namespace
+
+void Engine::write_chrome_trace(const std::filesystem::path& path) const {
+  const auto events = trace();
+  const auto lanes = trace_lanes(events);
+  auto lane_id = [&](int backend, const std::string& lane) {
+    return int(std::find(lanes.begin(), lanes.end(), std::make_pair(backend, lane)) - lanes.begin());
+  };
+  nlohmann::json out;
+  auto& list = out["traceEvents"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < impl_->backends.size(); ++i)
+    list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", int(i)}, {"args", {{"name", impl_->backends[i]->backend->name()}}}});
+  for (std::size_t l = 0; l < lanes.size(); ++l)
+    list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", lanes[l].first}, {"tid", int(l)}, {"args", {{"name", lanes[l].second}}}});
+  for (const auto& ev : events)
+    list.push_back({{"name", ev.name},
+                    {"ph", "X"},
+                    {"ts", ev.start_us},
+                    {"dur", ev.dur_us},
+                    {"pid", ev.backend},
+                    {"tid", lane_id(ev.backend, ev.lane)},
+                    {"args", {{"job", ev.job}, {"partition", ev.partition}}}});
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("write_chrome_trace: cannot open " + path.string());
+  f << out.dump() << '\n';
+  if (!f) throw std::runtime_error("write_chrome_trace: cannot write " + path.string());
+}
+
+namespace {
+// Distinct colours for the stage names (gnuplot's own linetypes repeat after eight).
+constexpr const char* kStageColours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
+                                         "#a6761d", "#666666", "#1f78b4", "#b2df8a", "#fb9a99", "#cab2d6",
+                                         "#ff7f00", "#6a3d9a", "#b15928", "#17becf"};
+}  // namespace
+
+void Engine::write_timeline_png(const std::filesystem::path& path) const {
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0)
+    throw std::runtime_error("timeline: gnuplot was not found on PATH; install the Debian package gnuplot-nox");
+  const auto events = trace();
+  if (events.empty()) throw std::runtime_error("timeline: no trace recorded (was the engine run with trace on?)");
+  const auto lanes = trace_lanes(events);
+  std::vector<std::string> names;
+  for (const auto& ev : events)
+    if (std::find(names.begin(), names.end(), ev.name) == names.end()) names.push_back(ev.name);
+  const std::filesystem::path data = path.string() + ".dat", script = path.string() + ".gp";
+  {
+    std::ofstream f(data);
+    if (!f) throw std::runtime_error("timeline: cannot write " + data.string());
+    // One data block per stage name (gnuplot `index`): x centre, lane, half width (ms).
+    for (const auto& name : names) {
+      f << "# " << name << '\n';
+      for (const auto& ev : events) {
+        if (ev.name != name) continue;
+        const int lane = int(std::find(lanes.begin(), lanes.end(), std::make_pair(ev.backend, ev.lane)) - lanes.begin());
+        f << fmt::format("{:.4f} {} {:.4f}\n", (ev.start_us + ev.dur_us / 2) / 1e3, lane, ev.dur_us / 2e3);
+      }
+      f << "\n\n";
+    }
+  }
+  const EngineStats st = stats();
+  {
+    std::ofstream f(script);
+    if (!f) throw std::runtime_error("timeline: cannot write " + script.string());
+    f << fmt::format("set terminal pngcairo size 1600,{} font ',9'\n", 160 + 28 * lanes.size());
+    f << "set output '" << path.string() << "'\n";
+    f << fmt::format("set title 'proofpipe engine: {} partitions, GPU busy {:.1f} %, interlock {}'\n",
+                     st.partitions_ok, 100 * st.gpu_busy(), to_string(impl_->config.interlock));
+    f << "set xlabel 'ms'\nset yrange [-0.7:" << lanes.size() - 0.3 << "] reverse\nset key outside right\n";
+    f << "set ytics (";
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+      f << (l ? ", " : "") << "'" << impl_->backends[std::size_t(lanes[l].first)]->backend->name() << " "
+        << lanes[l].second << "' " << l;
+    f << ")\nset style fill solid 0.9 noborder\nplot ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      f << (i ? ", \\\n  " : "") << "'" << data.string() << "' index " << i
+        << " using 1:2:3:(0.38) with boxxyerror lc rgb '" << kStageColours[i % std::size(kStageColours)]
+        << "' title '" << names[i] << "'";
+    f << '\n';
+  }
+  const std::string cmd = "gnuplot '" + script.string() + "'";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("timeline: gnuplot failed on " + script.string());
+}
+
+std::string Engine::describe_state() const {
+  const Impl& e = *impl_;
+  std::string out;
+  {
+    std::lock_guard lock(e.q_mu);
+    out += fmt::format("queue: {} partitions, {} jobs open, stopping={}\n", e.queue.size(), e.jobs.size(), e.stopping);
+  }
+  out += e.budget.describe() + "\n";
+  out += fmt::format("partitions ended: {} (ok {}, failed {}, cancelled {})\n", e.ended.load(), e.ok.load(),
+                     e.failed.load(), e.cancelled.load());
+  for (const auto& b : e.backends) {
+    out += fmt::format("backend {} ({}): stage slots {}, msm slots {}, healthy={}\n", b->index, b->backend->name(),
+                       b->stage->describe(), b->msm->describe(), b->backend->healthy());
+    for (std::size_t w = 0; w < b->workers.size(); ++w)
+      out += fmt::format("  worker {}: {} (job {} partition {})\n", w, b->workers[w]->doing.load(),
+                         b->workers[w]->job.load(), b->workers[w]->partition.load());
+  }
+  return out;
+}
+
+}  // namespace pp::engine
