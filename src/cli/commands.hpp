@@ -128,11 +128,12 @@ struct EngineBenchOptions {
   int lg = 10;
   std::size_t partitions = 10;
   int proofs = 4;
-  int gw = 2;
+  // Several values: one run per combination (same key and witnesses), e.g. a gw sweep.
+  std::vector<int> gw = {2};
   int devices = 1;
-  std::string interlock = "two";
+  std::vector<std::string> interlock = {"two"};
   std::string host_mem;             // empty: unlimited
-  std::string vram_budget = "16GiB";
+  std::vector<std::string> vram_budget = {"16GiB"};  // "card": the whole GPU
   std::string sim_latency = "stage=2000,h=4000,msm=6000,finish=1000";
   bool spin = false;
   std::string trace, timeline;      // empty: not written

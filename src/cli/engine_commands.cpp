@@ -1,5 +1,5 @@
-// `proofpipe engine bench`: the pipelined engine on the simulated device (the CUDA backend plugs
-// in later through engine/backend.hpp), with s/proof, GPU-busy %, peak RSS, trace and timeline.
+// `proofpipe engine bench`: the pipelined engine on the simulated device or on the GPUs (one
+// gpu::CudaBackend each), with s/proof, GPU-busy %, peak RSS, trace and timeline.
 #include <fmt/core.h>
 #include <sys/resource.h>
 
@@ -15,26 +15,32 @@
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/engine/sim_backend.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
+#if PROOFPIPE_HAS_CUDA
+#include "proofpipe/gpu/cuda_backend.hpp"
+#include "proofpipe/gpu/prover.hpp"
+#endif
 
 namespace pp::cli {
 
 void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
-  cmd->add_option("--backend", o.backend, "Device backend (sim: the simulated device)")
-      ->check(CLI::IsMember({"sim"}))
+  cmd->add_option("--backend", o.backend, "Device backend: sim (the simulated device) or cuda (the GPUs)")
+      ->check(CLI::IsMember({"sim", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--lg", o.lg, "log2 of the domain of the synthetic PoRep-shaped circuit")
       ->check(CLI::Range(4, 28))
       ->capture_default_str();
   cmd->add_option("--partitions", o.partitions, "Partitions per proof")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--proofs", o.proofs, "Proofs (jobs) submitted at once")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--gw", o.gw, "Workers per device")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--gw", o.gw, "Workers per device (several: one run each)")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--devices", o.devices, "Simulated devices sharing the queue")->check(CLI::Range(1, 16))->capture_default_str();
-  cmd->add_option("--interlock", o.interlock, "two: memory and compute tokens; single: one lock (the old design)")
+  cmd->add_option("--interlock", o.interlock,
+                  "two: memory and compute tokens; single: one lock (the old design); several: one run each")
       ->check(CLI::IsMember({"single", "two"}))
       ->capture_default_str();
   cmd->add_option("--host-mem", o.host_mem, "Host memory budget for partitions in flight, e.g. 8GiB (default: unlimited)");
-  cmd->add_option("--vram-budget", o.vram_budget, "Arena budget of each simulated device (planner), e.g. 16GiB")
+  cmd->add_option("--vram-budget", o.vram_budget, "Arena budget of each device (planner), e.g. 16GiB, or card")
       ->capture_default_str();
+
   cmd->add_option("--sim-latency", o.sim_latency,
                   "Simulated device latencies in microseconds: stage=,h=,msm=,finish=,prepare= (comma separated)")
       ->capture_default_str();
@@ -85,44 +91,64 @@ double peak_rss_mib() {
 
 }  // namespace
 
-int run_engine_bench(const EngineBenchOptions& o) {
-  using namespace pp::engine;
-  SyntheticOptions so;
-  so.lg_constraints = o.lg;
-  so.seed = o.seed;
-  fmt::print("engine bench: synthetic PoRep-shaped 2^{}, {} partition(s) per proof, {} proof(s)\n", o.lg, o.partitions,
-             o.proofs);
-  const R1cs r1cs = make_porep_like_r1cs(so);
-  auto key = std::make_shared<const ProvingKey>(setup(r1cs, o.seed));
-  auto witnesses = std::make_shared<std::vector<Witness>>();
-  std::vector<std::vector<Fr>> publics;
-  for (std::size_t p = 0; p < o.partitions; ++p) {
-    const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
-    witnesses->push_back(witness_from_assignment(r1cs, z));
-    publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
-  }
+namespace {
 
+// "out/t.json" + "_two_gw2_card" -> "out/t_two_gw2_card.json".
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+  const std::size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + suffix;
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+// One engine run (one gw, interlock and budget) over `proofs` jobs of the shared key and witnesses.
+int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& interlock, const std::string& budget,
+                      const std::string& suffix, const std::shared_ptr<const ProvingKey>& key,
+                      const std::shared_ptr<std::vector<Witness>>& witnesses,
+                      const std::vector<std::vector<Fr>>& publics) {
+  using namespace pp::engine;
+  const bool cuda = o.backend == "cuda";
+  fmt::print("--- gw {}, interlock {}, budget {}\n", gw, interlock, budget);
+  std::vector<std::unique_ptr<SimBackend>> sims;
+  std::vector<Backend*> backends;
+#if PROOFPIPE_HAS_CUDA
+  std::vector<std::unique_ptr<gpu::Prover>> provers;
+  std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;
+  if (cuda) {
+    for (int d = 0; d < o.devices; ++d) {
+      gpu::ProverConfig pc;
+      pc.device = d;
+      pc.gw = gw;
+      pc.budget = budget == "card" ? 0 : parse_byte_size(budget);
+      provers.push_back(std::make_unique<gpu::Prover>(*key, (*witnesses)[0].densities, pc));
+      gpus.push_back(std::make_unique<gpu::CudaBackend>(fmt::format("gpu{}", d), *provers.back()));
+      backends.push_back(gpus.back().get());
+    }
+    const MemoryPlan& plan = provers[0]->plan();
+    fmt::print("devices: {} x GPU ({} SRS, {} stage slot(s), {} msm slot(s), arena {}), gw {}, interlock {}\n",
+               o.devices, to_string(plan.srs), plan.stage_slots, plan.msm_slots, format_bytes(plan.arena_bytes), gw,
+               interlock);
+  }
+#endif
   PlanRequest req;
   req.shape = porep_like_shape(o.lg);
   req.device_memory = parse_byte_size("141GB");
-  req.budget = parse_byte_size(o.vram_budget);
-  req.gw = o.gw;
+  req.budget = budget == "card" ? 0 : parse_byte_size(budget);
+  req.gw = gw;
   const MemoryPlan plan = plan_memory(req);
-  std::vector<std::unique_ptr<SimBackend>> sims;
-  std::vector<Backend*> backends;
-  for (int d = 0; d < o.devices; ++d) {
+  for (int d = 0; !cuda && d < o.devices; ++d) {
     SimConfig c = SimConfig::from_plan(plan);
     c.name = fmt::format("sim{}", d);
     c.latency = parse_latency(o.sim_latency, o.spin);
     sims.push_back(std::make_unique<SimBackend>(c));
     backends.push_back(sims.back().get());
   }
-  fmt::print("devices: {} x sim ({} stage slot(s), {} msm slot(s), arena {}), gw {}, interlock {}\n", o.devices,
-             plan.stage_slots, plan.msm_slots, format_bytes(plan.arena_bytes), o.gw, o.interlock);
+  if (!cuda)
+    fmt::print("devices: {} x sim ({} stage slot(s), {} msm slot(s), arena {}), gw {}, interlock {}\n", o.devices,
+               plan.stage_slots, plan.msm_slots, format_bytes(plan.arena_bytes), gw, interlock);
 
   EngineConfig ec;
-  ec.gw = o.gw;
-  ec.interlock = o.interlock == "single" ? Interlock::single : Interlock::two;
+  ec.gw = gw;
+  ec.interlock = interlock == "single" ? Interlock::single : Interlock::two;
   ec.host_mem_bytes = o.host_mem.empty() ? 0 : parse_byte_size(o.host_mem);
   Engine engine(backends, ec);
   std::vector<JobHandle> jobs;
@@ -161,17 +187,65 @@ int run_engine_bench(const EngineBenchOptions& o) {
                  t.count ? t.total_ms / double(t.count) : 0.0, t.max_ms);
   }
   if (!o.trace.empty()) {
-    engine.write_chrome_trace(o.trace);
-    fmt::print("trace: {}\n", o.trace);
+    const std::string path = with_suffix(o.trace, suffix);
+    engine.write_chrome_trace(path);
+    fmt::print("trace: {}\n", path);
   }
   if (!o.timeline.empty()) {
-    engine.write_timeline_png(o.timeline);
-    fmt::print("timeline: {}\n", o.timeline);
+    const std::string path = with_suffix(o.timeline, suffix);
+    try {
+      engine.write_timeline_png(path);
+      fmt::print("timeline: {}\n", path);
+    } catch (const std::runtime_error& e) {
+      // The proofs are fine; only the drawing is missing (e.g. no gnuplot on a GPU host).
+      fmt::print(stderr, "warning: {}\n", e.what());
+    }
   }
   if (bad) {
     fmt::print(stderr, "engine bench: {} job(s) failed or did not verify\n", bad);
     return 1;
   }
+  return 0;
+}
+
+}  // namespace
+
+int run_engine_bench(const EngineBenchOptions& o) {
+  using namespace pp::engine;
+  SyntheticOptions so;
+  so.lg_constraints = o.lg;
+  so.seed = o.seed;
+  fmt::print("engine bench: synthetic PoRep-shaped 2^{}, {} partition(s) per proof, {} proof(s)\n", o.lg, o.partitions,
+             o.proofs);
+  const bool cuda = o.backend == "cuda";
+#if !PROOFPIPE_HAS_CUDA
+  if (cuda) throw std::runtime_error("engine bench --backend cuda: this proofpipe was built without CUDA");
+#endif
+  std::shared_ptr<const ProvingKey> key;
+  auto witnesses = std::make_shared<std::vector<Witness>>();
+  std::vector<std::vector<Fr>> publics;
+  {
+    const R1cs r1cs = make_porep_like_r1cs(so);
+    for (std::size_t p = 0; p < o.partitions; ++p) {
+      const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
+      witnesses->push_back(witness_from_assignment(r1cs, z));
+      publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+    }
+#if PROOFPIPE_HAS_CUDA
+    if (cuda) key = std::make_shared<const ProvingKey>(gpu::key_points(key_scalars(r1cs, o.seed), 0));
+#endif
+    if (!key) key = std::make_shared<const ProvingKey>(setup(r1cs, o.seed));
+  }
+
+  int failed = 0;
+  const bool several = o.gw.size() * o.interlock.size() * o.vram_budget.size() > 1;
+  for (const std::string& budget : o.vram_budget)
+    for (const std::string& interlock : o.interlock)
+      for (int gw : o.gw) {
+        const std::string suffix = several ? fmt::format("_{}_gw{}_{}", interlock, gw, budget) : std::string();
+        failed += run_engine_config(o, gw, interlock, budget, suffix, key, witnesses, publics);
+      }
+  if (failed) return 1;
   fmt::print("all proofs verified\n");
   return 0;
 }

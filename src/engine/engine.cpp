@@ -732,8 +732,6 @@ constexpr const char* kStageColours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e729
 }  // namespace
 
 void Engine::write_timeline_png(const std::filesystem::path& path) const {
-  if (std::system("gnuplot --version >/dev/null 2>&1") != 0)
-    throw std::runtime_error("timeline: gnuplot was not found on PATH; install the Debian package gnuplot-nox");
   const auto events = trace();
   if (events.empty()) throw std::runtime_error("timeline: no trace recorded (was the engine run with trace on?)");
   const auto lanes = trace_lanes(events);
@@ -775,6 +773,11 @@ void Engine::write_timeline_png(const std::filesystem::path& path) const {
         << "' title '" << names[i] << "'";
     f << '\n';
   }
+  // The data and the script are written first, so that a machine without gnuplot can still
+  // hand them to one that has it.
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0)
+    throw std::runtime_error("timeline: gnuplot was not found on PATH (Debian package gnuplot-nox); the data and "
+                             "script are in " + script.string() + ": run `gnuplot " + script.string() + "` elsewhere");
   const std::string cmd = "gnuplot '" + script.string() + "'";
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("timeline: gnuplot failed on " + script.string());
 }

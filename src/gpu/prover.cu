@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <future>
 #include <string>
 #include <vector>
 
 #include "cuda_status.cuh"
 #include "proofpipe/ec/fixed_base.hpp"
+#include "proofpipe/engine/backend.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/gpu/prover.hpp"
@@ -23,6 +26,7 @@ namespace pp::gpu {
 
 namespace {
 
+using engine::DeviceCall;
 using engine::MemoryPlan;
 using engine::SrsPlacement;
 
@@ -89,6 +93,11 @@ void multiply_all(const std::vector<Affine<C>>& table_host, const std::vector<Fr
   }
 }
 
+// Host callback in stream order: stamps the host clock when the device gets there.
+void CUDART_CB stamp_now(void* arg) {
+  static_cast<std::atomic<int64_t>*>(arg)->store(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
 // Timing events of one msm slot, in the order the stages record them.
 enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
 
@@ -139,6 +148,7 @@ class Prover::Partition {
   std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only
   int stage_slot = -1, msm_slot = -1;
   bool staged = false, computed = false;
+  std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
   MsmShape h_shape, l_shape, a_shape, b1_shape, b2_shape;
 };
 
@@ -158,8 +168,18 @@ struct Prover::Impl {
   std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
   std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
   std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
+  std::vector<Fr*> staging;                              // pinned a, b, c (+ z) buffer per stage slot
+  std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
   NttTables tables{};
   Fr h_factor;
+  // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
+  engine::DeviceCalls calls;
+  bool started = false;
+
+  void rt(DeviceCall kind, cudaError_t e, const char* where) {
+    if (started) calls.count(kind);
+    check(e, where);
+  }
 
   Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
   Impl(const Impl&) = delete;
@@ -171,6 +191,8 @@ struct Prover::Impl {
   if (srs) cudaStreamSynchronize(srs);
   for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
   for (auto e : stage_released) cudaEventDestroy(e);
+  for (auto e : staging_free) cudaEventDestroy(e);
+  for (Fr* b : staging) cudaFreeHost(b);
   for (auto& set : marks)
     for (auto e : set) cudaEventDestroy(e);
   for (int b = 0; b < 2; ++b) {
@@ -212,14 +234,14 @@ struct Prover::Impl {
   void pin(const void* p, std::size_t bytes) {
     if (bytes == 0) return;
     void* q = const_cast<void*>(p);
-    check(cudaHostRegister(q, bytes, cudaHostRegisterDefault), "GPU prover: pinning the SRS host copy");
+    rt(DeviceCall::host_register, cudaHostRegister(q, bytes, cudaHostRegisterDefault), "GPU prover: pinning the SRS host copy");
     pinned.emplace_back(q, bytes);
   }
 
   template <class C>
   void upload(const std::string& name, const std::vector<Affine<C>>& v) {
     if (!v.empty())
-      check(cudaMemcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
+      rt(DeviceCall::memcpy_async, cudaMemcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
             "GPU prover: SRS upload");
   }
 
@@ -241,7 +263,7 @@ struct Prover::Impl {
       check(make_msm_shape(m, c, &sh));
       const G1Affine* pts = d_points ? d_points + off : nullptr;
       if (!pts) pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
-        check(cudaMemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
+        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
               "GPU prover: SRS chunk copy");
       });
       check(msm<G1Curve>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
@@ -255,13 +277,13 @@ struct Prover::Impl {
   const G1Affine* stream_chunk(std::size_t k, Fill&& fill) {
     const int b = int(k % 2);
     char* buf = region<char>("compute.srs_chunk[" + std::to_string(b) + "]");
-    check(cudaStreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
+    rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
     fill(buf, srs);
-    check(cudaEventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
-    check(cudaStreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
+    rt(DeviceCall::event_record, cudaEventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
+    rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
     return reinterpret_cast<const G1Affine*>(buf);
   }
-  void chunk_done(std::size_t k) { check(cudaEventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
+  void chunk_done(std::size_t k) { rt(DeviceCall::event_record, cudaEventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
 
   template <class C>
   int plan_window() const {
@@ -329,11 +351,11 @@ struct Prover::Impl {
     for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
       const std::size_t m = std::min(cap, q.n - off);
       const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t s) {
-        check(cudaMemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
+        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
               "GPU prover: SRS chunk copy");
-        check(cudaMemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
+        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
               "GPU prover: tail scalars copy");
-        check(cudaMemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
+        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
                               cudaMemcpyHostToDevice, s),
               "GPU prover: bitmap copy");
       }));
@@ -387,6 +409,18 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   check(cudaStreamCreateWithFlags(&m.srs, cudaStreamNonBlocking), "GPU prover: stream");
   m.stage_released.resize(std::size_t(m.plan.stage_slots));
   for (auto& e : m.stage_released) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "GPU prover: event");
+  if (config.pinned_staging) {
+    // One pinned buffer per stage slot, allocated once: uploads from pinned memory run at the
+    // link's speed and leave the host free, where pageable ones are staged by the driver.
+    const std::size_t scalars = 3 * (std::size_t(1) << shape.lg) + (m.resident ? std::size_t(shape.num_variables()) : 0);
+    m.staging.assign(std::size_t(m.plan.stage_slots), nullptr);
+    m.staging_free.assign(std::size_t(m.plan.stage_slots), nullptr);
+    for (std::size_t i = 0; i < m.staging.size(); ++i) {
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.staging[i]), scalars * sizeof(Fr), cudaHostAllocDefault),
+            "GPU prover: pinned staging buffer");
+      check(cudaEventCreateWithFlags(&m.staging_free[i], cudaEventDisableTiming), "GPU prover: event");
+    }
+  }
   m.marks.resize(std::size_t(m.plan.msm_slots));
   for (auto& set : m.marks)
     for (auto& e : set) check(cudaEventCreate(&e), "GPU prover: event");
@@ -418,16 +452,20 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     m.pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(G2Affine));
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
+  m.started = true;
 }
 
 Prover::~Prover() = default;
 
 const engine::MemoryPlan& Prover::plan() const { return impl_->plan; }
+engine::DeviceCalls& Prover::device_calls() { return impl_->calls; }
 
-std::unique_ptr<Prover::Partition> Prover::prepare(const Witness& w, const Randomizers& rs,
+void Prover::PartitionDeleter::operator()(Partition* p) const { delete p; }
+
+Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
                                                    std::size_t index) const {
   const Impl& m = *impl_;
-  auto p = std::make_unique<Partition>();
+  PartitionPtr p(new Partition);
   p->domain = check_witness(m.pk, w, index);
   const std::string where = "partition " + std::to_string(index) + ": ";
   if (p->domain.lg() != m.plan.shape.lg)
@@ -470,31 +508,59 @@ void Prover::stage(Partition& p, int ss, int ms) {
   const Witness& w = *p.w;
   const std::size_t n = p.domain.size();
   auto& ev = m.marks[std::size_t(ms)];
-  check(cudaStreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0), "GPU prover: stage wait");
-  // The msm slot's previous partition finished (finish() waited for it) before it was handed out.
-  check(cudaEventRecord(ev[kUploadStart], m.copy), "GPU prover: event");
+  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0),
+       "GPU prover: stage wait");
+  // The msm slot's previous user is done with it (finish() waited for this event, unless it
+  // failed early: then the device orders the reuse).
+  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(m.copy, ev[kB2], 0), "GPU prover: stage wait");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kUploadStart], m.copy), "GPU prover: event");
+  // With pinned staging the vectors are first copied (in parallel) into the slot's pinned buffer,
+  // once its previous upload has finished reading it (a wait on that one event).
+  Fr* pinned = m.staging.empty() ? nullptr : m.staging[std::size_t(ss)];
+  if (pinned)
+    m.rt(DeviceCall::event_synchronize, cudaEventSynchronize(m.staging_free[std::size_t(ss)]),
+         "GPU prover: staging buffer wait");
+  auto source = [&](const Fr* data, std::size_t count) -> const Fr* {
+    if (!pinned) return data;
+    Fr* dst = pinned;
+    pinned += count;
+    constexpr std::size_t kBlock = std::size_t(1) << 18;
+    tbb::parallel_for(std::size_t(0), (count + kBlock - 1) / kBlock, [&](std::size_t b) {
+      const std::size_t begin = b * kBlock, end = std::min(count, begin + kBlock);
+      std::copy(data + begin, data + end, dst + begin);
+    });
+    return dst;
+  };
   auto put = [&](const std::vector<Fr>& v, const char* part) {
     Fr* d = m.region<Fr>(m.slot("stage", ss, part));
-    check(cudaMemcpyAsync(d, v.data(), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy), "GPU prover: a, b, c upload");
+    m.rt(DeviceCall::memcpy_async,
+         cudaMemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+         "GPU prover: a, b, c upload");
     if (v.size() < n)
-      check(cudaMemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
+      m.rt(DeviceCall::memcpy_async, cudaMemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
   };
   put(w.a, "a");
   put(w.b, "b");
   put(w.c, "c");
   if (m.resident) {
     Fr* z = m.region<Fr>(m.slot("msm", ms, "scalars"));
-    check(cudaMemcpyAsync(z, w.input.data(), w.input.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
-          "GPU prover: assignment upload");
-    check(cudaMemcpyAsync(z + w.input.size(), w.aux.data(), w.aux.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
-          "GPU prover: assignment upload");
+    m.rt(DeviceCall::memcpy_async,
+         cudaMemcpyAsync(z, source(w.input.data(), w.input.size()), w.input.size() * sizeof(Fr),
+                         cudaMemcpyHostToDevice, m.copy),
+         "GPU prover: assignment upload");
+    m.rt(DeviceCall::memcpy_async,
+         cudaMemcpyAsync(z + w.input.size(), source(w.aux.data(), w.aux.size()), w.aux.size() * sizeof(Fr),
+                         cudaMemcpyHostToDevice, m.copy),
+         "GPU prover: assignment upload");
     uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
     for (const std::vector<uint64_t>* v : {&p.l.ones, &p.l.other, &p.a.ones, &p.a.other, &p.b.ones, &p.b.other}) {
-      check(cudaMemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
+      m.rt(DeviceCall::memcpy_async, cudaMemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
       bits += v->size();
     }
   }
-  check(cudaEventRecord(ev[kUploadEnd], m.copy), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kUploadEnd], m.copy), "GPU prover: event");
+  if (!m.staging.empty())
+    m.rt(DeviceCall::event_record, cudaEventRecord(m.staging_free[std::size_t(ss)], m.copy), "GPU prover: event");
   p.stage_slot = ss;
   p.msm_slot = ms;
   p.staged = true;
@@ -520,9 +586,9 @@ void Prover::enqueue_compute(Partition& p) {
   const int ss = p.stage_slot, ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
   cudaStream_t s = m.compute;
-  check(cudaStreamWaitEvent(s, ev[kUploadEnd], 0), "GPU prover: wait for staging");
-  check(cudaEventRecord(ev[kStart], s), "GPU prover: event");
-  check(cudaMemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
+  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(s, ev[kUploadEnd], 0), "GPU prover: wait for staging");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kStart], s), "GPU prover: event");
+  m.rt(DeviceCall::memcpy_async, cudaMemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
 
   // H: a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
   // coefficients for bellman; the result is in a, in natural order.
@@ -537,15 +603,15 @@ void Prover::enqueue_compute(Partition& p) {
   check(h_step(a, b, c, n, m.h_factor, s));
   if (m.pk.convention.h_basis == HBasis::bellman)
     check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true}, s));
-  check(cudaEventRecord(ev[kNtt], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kNtt], s), "GPU prover: event");
 
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);
   XYZZ<G2Curve>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
   m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape);
-  check(cudaEventRecord(ev[kH], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
-  check(cudaEventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
 
   const uint64_t* bits = m.resident ? m.region<uint64_t>(m.slot("msm", ms, "bitmaps")) : nullptr;
   auto next_bits = [&](std::size_t words) {
@@ -566,7 +632,7 @@ void Prover::enqueue_compute(Partition& p) {
   ql.d_ones_sum = g1 + 4 * W;
   ql.shape = &p.l_shape;
   m.split_msm(ql, ms);
-  check(cudaEventRecord(ev[kL], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kL], s), "GPU prover: event");
 
   Query<G1Curve> qa = ql;
   qa.d_points = m.resident ? m.region<G1Affine>("srs.a") : nullptr;
@@ -582,7 +648,7 @@ void Prover::enqueue_compute(Partition& p) {
   qa.d_ones_sum = g1 + 4 * W + 1;
   qa.shape = &p.a_shape;
   m.split_msm(qa, ms);
-  check(cudaEventRecord(ev[kA], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kA], s), "GPU prover: event");
 
   Query<G1Curve> qb = qa;
   qb.d_points = m.resident ? m.region<G1Affine>("srs.b_g1") : nullptr;
@@ -597,7 +663,7 @@ void Prover::enqueue_compute(Partition& p) {
   qb.d_ones_sum = g1 + 4 * W + 2;
   qb.shape = &p.b1_shape;
   m.split_msm(qb, ms);
-  check(cudaEventRecord(ev[kB1], s), "GPU prover: event");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kB1], s), "GPU prover: event");
 
   Query<G2Curve> q2;
   q2.d_points = m.resident ? m.region<G2Affine>("srs.b_g2") : nullptr;
@@ -613,7 +679,8 @@ void Prover::enqueue_compute(Partition& p) {
   q2.d_ones_sum = g2 + W;
   q2.shape = &p.b2_shape;
   m.split_msm(q2, ms);
-  check(cudaEventRecord(ev[kB2], s), "GPU prover: event");
+  m.rt(DeviceCall::kernel_launch, cudaLaunchHostFunc(s, stamp_now, &p.done_ns), "GPU prover: host callback");
+  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kB2], s), "GPU prover: event");
 }
 
 Proof Prover::finish(Partition& p, GpuTimes* times) {
@@ -621,12 +688,12 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
   if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
   const int ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
-  check(cudaEventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
+  m.rt(DeviceCall::event_synchronize, cudaEventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
   const int W = m.max_windows;
   std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
   std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
-  check(cudaMemcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
-  check(cudaMemcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  m.rt(DeviceCall::memcpy_async, cudaMemcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  m.rt(DeviceCall::memcpy_async, cudaMemcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
   MsmSums sums;
   sums.h = msm_combine<G1Curve>(g1.data(), p.h_shape);
   sums.l = msm_combine<G1Curve>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();
@@ -647,6 +714,15 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
     times->msm_b_g1 = ms_between(kA, kB1);
     times->msm_b_g2 = ms_between(kB1, kB2);
     times->compute = ms_between(kStart, kB2);
+    times->done_at = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(p.done_ns.load()));
+    auto before = [&](Mark a) { return ms_between(a, kB2); };
+    times->spans = {{"copy", "upload", before(kUploadStart), before(kUploadEnd)},
+                    {"compute", "ntt", before(kStart), before(kNtt)},
+                    {"compute", "msm_h", before(kNtt), before(kH)},
+                    {"compute", "msm_l", before(kH), before(kL)},
+                    {"compute", "msm_a", before(kL), before(kA)},
+                    {"compute", "msm_b_g1", before(kA), before(kB1)},
+                    {"compute", "msm_b_g2", before(kB1), 0.0}};
   }
   return assemble_proof(m.pk.vk, sums, p.rs);
 }
@@ -660,9 +736,9 @@ std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t se
   // A small pipeline: partition i+1 is prepared on a CPU thread while i is staged and computed;
   // a partition's msm slot is reused once finish() has read its sums, the stage slot once the
   // device has passed its H MSM (stream-ordered inside stage()).
-  std::vector<std::unique_ptr<Partition>> parts(n);
+  std::vector<PartitionPtr> parts(n);
   auto prep = [&](std::size_t i) { return std::async(std::launch::async, [&, i] { return prepare(witnesses[i], rs[i], i); }); };
-  std::future<std::unique_ptr<Partition>> next;
+  std::future<PartitionPtr> next;
   if (n > 0) next = prep(0);
   std::size_t finished = 0;
   try {

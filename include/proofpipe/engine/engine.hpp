@@ -159,7 +159,8 @@ class Engine {
   // Chrome / Perfetto trace JSON: {"traceEvents":[{"name","ph":"X","ts","dur","pid","tid"}...]}.
   void write_chrome_trace(const std::filesystem::path& path) const;
   // A timeline PNG drawn by gnuplot (one lane per worker and device queue, coloured by stage,
-  // GPU-busy % in the title). std::runtime_error when gnuplot is not installed or fails.
+  // GPU-busy % in the title). The data (.dat) and script (.gp) are written next to it first;
+  // std::runtime_error when gnuplot is not installed (naming the script to run elsewhere) or fails.
   void write_timeline_png(const std::filesystem::path& path) const;
   // Human-readable state for deadlock reports: queue, budget, slots, tokens, what each worker does.
   std::string describe_state() const;

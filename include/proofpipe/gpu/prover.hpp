@@ -22,12 +22,14 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <vector>
 
+#include "proofpipe/engine/backend.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/status.hpp"
 #include "proofpipe/groth16/prover.hpp"
@@ -83,12 +85,25 @@ struct ProverConfig {
   uint64_t budget = 0;  // bytes the arena may use; 0: the card's memory minus the planner's reserve
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   int gw = 2;  // workers the plan provides slots for (2: the next partition stages while one computes)
+  // One pinned host buffer per stage slot for a, b, c (and z with a resident SRS), allocated at
+  // start-up ((3·2^lg + variables) · 32 bytes each): uploads at the link's speed.
+  bool pinned_staging = true;
 };
 
 // GPU time of one partition's stages (ms, from CUDA events): upload on the copy stream, the rest
 // on the compute stream (compute = ntt + the five MSMs).
 struct GpuTimes {
   double upload = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, compute = 0;
+  // Where the stages ran, for timelines: the host steady-clock time at which the device reached
+  // the end of the partition (stamped by a host callback in stream order), and each stage's
+  // start and end in ms before that.
+  struct Span {
+    const char* queue;  // "copy" or "compute"
+    const char* what;   // "upload", "ntt", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"
+    double begin_ms, end_ms;
+  };
+  std::chrono::steady_clock::time_point done_at;
+  std::vector<Span> spans;
 };
 
 class Prover {
@@ -103,11 +118,17 @@ class Prover {
   Prover& operator=(const Prover&) = delete;
 
   const engine::MemoryPlan& plan() const;
+  // CUDA runtime calls made since start-up, by kind (none of the forbidden kinds, by design).
+  engine::DeviceCalls& device_calls();
 
   class Partition;  // one partition's host state, events and slots
+  struct PartitionDeleter {
+    void operator()(Partition* p) const;
+  };
+  using PartitionPtr = std::unique_ptr<Partition, PartitionDeleter>;
   // The witness must outlive the partition's stage() call. Throws std::invalid_argument naming
   // partition `index`, as pp::prove does, for a witness that does not match the key.
-  std::unique_ptr<Partition> prepare(const Witness& w, const Randomizers& rs, std::size_t index = 0) const;
+  PartitionPtr prepare(const Witness& w, const Randomizers& rs, std::size_t index = 0) const;
   void stage(Partition& p, int stage_slot, int msm_slot);
   void compute(Partition& p);
   Proof finish(Partition& p, GpuTimes* times = nullptr);
