@@ -70,8 +70,11 @@ PP_API pp_status pp_fr_from_canonical(uint8_t* out, const uint8_t* in, size_t n,
 PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
 
 /* ----- engine ----------------------------------------------------------------------------
- * The engine is the prover: a configuration, the workers, and statistics. All proofs run on
- * the CPU prover today; the GPU fields are validated and recorded for the GPU engine. */
+ * The engine is the prover: a configuration, the workers, and statistics. In a CUDA build with
+ * a visible GPU (num_gpus -1, or the first listed ordinal) a batch runs on the GPU prover (its
+ * proofs equal the CPU prover's byte for byte); otherwise, or when the GPU fails and
+ * cpu_fallback is 1, on the CPU prover. One GPU per engine today; host_memory_budget is
+ * recorded, not yet enforced (the pipelined engine, docs/ENGINE.md, does that). */
 
 typedef struct pp_engine pp_engine;
 
@@ -90,8 +93,8 @@ typedef struct pp_engine_config {
 /* Fills *config with the defaults: every GPU, gw 2, no budgets, CPU fallback on, all cores. */
 PP_API void pp_engine_config_default(pp_engine_config* config);
 
-/* Creates an engine. PP_ERR_UNSUPPORTED when the configuration needs a GPU prover (cpu_fallback
- * 0) and this build has none. */
+/* Creates an engine. PP_ERR_UNSUPPORTED when the configuration needs a GPU (cpu_fallback 0) and
+ * this build has no GPU prover or no configured GPU is visible. */
 PP_API pp_status pp_engine_create(const pp_engine_config* config, pp_engine** out, pp_error* err);
 /* Releases the caller's engine handle (NULL is a no-op). Pending proofs started on it keep the
  * engine alive until they are freed, so this never blocks on them. */
@@ -103,7 +106,7 @@ typedef struct pp_engine_stats {
   uint64_t partitions_on_cpu; /* of partitions_proven, those the CPU prover made */
   /* Cumulative wall time per stage, milliseconds (the CPU prover's ProveTimings). */
   double ms_checks, ms_ntt, ms_msm_h, ms_msm_l, ms_msm_a, ms_msm_b_g1, ms_msm_b_g2, ms_assembly;
-  double ms_gpu_busy; /* time some GPU ran kernels for this engine (0 until the GPU engine) */
+  double ms_gpu_busy; /* time some GPU ran kernels for this engine (0 on the CPU prover) */
 } pp_engine_stats;
 
 PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err);

@@ -44,6 +44,7 @@ struct ProveOptions {
   std::optional<std::filesystem::path> json_out;  // the proofs also as JSON (snarkjs shape)
   std::optional<uint64_t> seed;                   // for r, s; random when absent
   bool subgroup_check = false;
+  bool cpu_only = false;  // --cpu: never the GPU prover
 };
 int run_prove(const ProveOptions& options);
 

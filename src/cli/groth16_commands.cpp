@@ -173,9 +173,10 @@ int run_prove(const ProveOptions& options) {
     check(pp_key_load(options.params.c_str(), options.subgroup_check ? 1 : 0, &k, &err), err);
     key.reset(k);
   }
-  // All cores (or --threads, which limits TBB process-wide); the CPU prover until the GPU engine.
+  // All cores (or --threads, which limits TBB process-wide); the GPU prover when one is visible.
   pp_engine_config config;
   pp_engine_config_default(&config);
+  if (options.cpu_only) config.num_gpus = 0;
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
   {
     pp_engine* e = nullptr;
@@ -237,6 +238,7 @@ int run_prove(const ProveOptions& options) {
     if (!json) throw std::runtime_error(options.json_out->string() + ": write failed");
   }
   print_timings(timings, proofs.size());
+  if (stats.ms_gpu_busy > 0) fmt::print("proved on the GPU: {:.1f} ms of kernels\n", stats.ms_gpu_busy);
   fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
   return 0;
 }

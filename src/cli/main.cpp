@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   pr->add_option("--out", prove.out, "Proofs, 192 bytes each, in witness order");
   pr->add_option("--json", prove.json_out, "Also write the proofs as a JSON array (snarkjs proof.json shape)");
   pr->add_option("--seed", prove.seed, "Seed for the randomisers r, s (default: random)");
+  pr->add_flag("--cpu", prove.cpu_only, "Prove on the CPU even when a GPU is visible (CUDA builds use the GPU)");
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
   pr->add_flag("--no-check", prove_no_check, "snarkjs form: do not verify the proof before writing it");
 

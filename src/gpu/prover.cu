@@ -122,6 +122,15 @@ struct Query {
 
 // ---------------------------------------------------------------------------------------------
 
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the error state
+    return 0;
+  }
+  return n;
+}
+
 ProvingKey key_points(const KeyScalars& ks, int device) {
   check(cudaSetDevice(device), "key_points: cudaSetDevice");
   ProvingKey pk = key_skeleton(ks);
@@ -729,6 +738,14 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
 
 std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times) {
   const std::vector<Randomizers> rs = randomizers_from_seed(seed, witnesses.size());
+  return prove(witnesses, rs, times);
+}
+
+std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, std::span<const Randomizers> rs,
+                                 std::vector<GpuTimes>* times, const std::function<void(std::size_t)>& on_partition) {
+  if (rs.size() != witnesses.size())
+    throw std::invalid_argument("GPU prover: " + std::to_string(rs.size()) + " randomiser pair(s) for " +
+                                std::to_string(witnesses.size()) + " partition(s)");
   const std::size_t n = witnesses.size();
   const int stage_slots = impl_->plan.stage_slots, msm_slots = impl_->plan.msm_slots;
   std::vector<Proof> proofs(n);
@@ -748,6 +765,7 @@ std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t se
       for (; finished + std::size_t(msm_slots) <= i; ++finished) {
         proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
         parts[finished].reset();
+        if (on_partition) on_partition(finished);
       }
       stage(*parts[i], int(i % std::size_t(stage_slots)), int(i % std::size_t(msm_slots)));
       compute(*parts[i]);
@@ -755,6 +773,7 @@ std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t se
     for (; finished < n; ++finished) {
       proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
       parts[finished].reset();
+      if (on_partition) on_partition(finished);
     }
   } catch (...) {
     if (next.valid()) next.wait();

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -75,6 +76,9 @@ template <class C>
 std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars);
 
 // ---- Device side (library proofpipe_gpu, built with CUDA) ----
+
+// CUDA devices visible to this process; 0 when there is no driver or no device.
+int device_count();
 
 // The key's points from its exponents (setup's second half) multiplied on `device`:
 // key_points(key_scalars(r1cs, seed, conv), d) == setup(r1cs, seed, {}, conv).
@@ -136,6 +140,11 @@ class Prover {
   // The four phases for each witness, r and s as pp::prove(pk, witnesses, seed): partition i+1
   // is prepared (CPU) and staged while partition i computes, as far as the plan's slots allow.
   std::vector<Proof> prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times = nullptr);
+  // The same with the caller's r, s per partition; on_partition(i) runs on this thread after
+  // partition i's proof is done (an exception from it stops the batch, e.g. a cancel).
+  std::vector<Proof> prove(std::span<const Witness> witnesses, std::span<const Randomizers> randomizers,
+                           std::vector<GpuTimes>* times = nullptr,
+                           const std::function<void(std::size_t)>& on_partition = {});
 
  private:
   void enqueue_compute(Partition& p);
