@@ -37,9 +37,11 @@ struct EngineCircuit {
     witnesses = ws;
     pvk = prepare(key->vk);
   }
-  // The first n witnesses as their own vector (a job of n partitions).
-  std::shared_ptr<const std::vector<Witness>> first(std::size_t n) const {
-    return std::make_shared<const std::vector<Witness>>(witnesses->begin(), witnesses->begin() + std::ptrdiff_t(n));
+  // The first n witnesses (a job of n partitions), shared with this circuit, not copied.
+  std::vector<std::shared_ptr<const Witness>> first(std::size_t n) const {
+    std::vector<std::shared_ptr<const Witness>> out;
+    for (std::size_t p = 0; p < n; ++p) out.emplace_back(witnesses, &(*witnesses)[p]);  // aliasing: keeps the vector
+    return out;
   }
 };
 

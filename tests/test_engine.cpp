@@ -54,7 +54,8 @@ void expect_cpu_equal_and_valid(const JobResult& r, std::size_t partitions, uint
   ASSERT_EQ(r.status, JobStatus::ok) << r.error;
   ASSERT_EQ(r.proofs.size(), partitions);
   const auto& c = circuit();
-  const std::vector<Proof> cpu = prove(*c.key, *c.first(partitions), seed);
+  const std::vector<Proof> cpu =
+      prove(*c.key, std::span<const Witness>(c.witnesses->data(), partitions), seed);
   for (std::size_t p = 0; p < partitions; ++p) {
     EXPECT_TRUE(same_proof(r.proofs[p], cpu[p])) << "partition " << p;
     EXPECT_TRUE(verify(c.pvk, c.publics[p], r.proofs[p])) << "partition " << p;
@@ -347,4 +348,23 @@ TEST(Engine, RejectsBadConfigurations) {
   Engine engine({&sim}, {});
   JobSpec empty;
   EXPECT_THROW(engine.submit(empty), std::invalid_argument);
+  JobSpec hole = job_of(2, 1);
+  hole.witnesses[1].reset();
+  EXPECT_THROW(engine.submit(hole), std::invalid_argument);
+}
+
+// One witness may serve several partitions without a copy: each partition's proof is still the
+// CPU prover's for that partition's r, s.
+TEST(Engine, OneWitnessServesSeveralPartitions) {
+  SimBackend sim(small_sim());
+  Engine engine({&sim}, {});
+  JobSpec spec = job_of(1, 21);
+  spec.witnesses = {spec.witnesses[0], spec.witnesses[0], spec.witnesses[0]};
+  const JobResult r = engine.submit(spec).wait();
+  engine.shutdown(Shutdown::drain);
+  ASSERT_EQ(r.status, JobStatus::ok) << r.error;
+  const std::vector<Witness> same(3, (*circuit().witnesses)[0]);
+  const std::vector<Proof> want = prove(*circuit().key, same, 21);
+  ASSERT_EQ(r.proofs.size(), 3u);
+  for (std::size_t p = 0; p < 3; ++p) EXPECT_TRUE(same_proof(r.proofs[p], want[p])) << p;
 }

@@ -97,7 +97,7 @@ TEST(Stress, RandomizedJobsEndWithVerifiedProofsOrReportedErrors) {
   const pp::test::ProofCache cache(circuit, kSeeds);
   for (uint64_t s : kSeeds)
     for (std::size_t p = 0; p < kMaxPartitions; ++p) ASSERT_TRUE(cache.verified(s, p)) << s << "/" << p;
-  std::vector<std::shared_ptr<const std::vector<Witness>>> prefixes;
+  std::vector<std::vector<std::shared_ptr<const Witness>>> prefixes;
   for (std::size_t n = 1; n <= kMaxPartitions; ++n) prefixes.push_back(circuit.first(n));
   const uint64_t one_partition = witness_bytes((*circuit.witnesses)[0]);
   auto kernel = [&cache](const PartitionTask& t) { return cache.kernel(t); };

@@ -48,6 +48,9 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
   cmd->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace JSON here");
   cmd->add_option("--timeline", o.timeline, "Draw the timeline PNG here (gnuplot)");
   cmd->add_option("--seed", o.seed, "Seed of the circuit, key, witnesses and r, s")->capture_default_str();
+  cmd->add_option("--witnesses", o.witnesses,
+                  "Distinct witnesses, shared (not copied) round-robin by the partitions; 0: one per partition")
+      ->capture_default_str();
 }
 
 namespace {
@@ -103,7 +106,7 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 // One engine run (one gw, interlock and budget) over `proofs` jobs of the shared key and witnesses.
 int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& interlock, const std::string& budget,
                       const std::string& suffix, const std::shared_ptr<const ProvingKey>& key,
-                      const std::shared_ptr<std::vector<Witness>>& witnesses,
+                      const std::vector<std::shared_ptr<const Witness>>& witnesses,
                       const std::vector<std::vector<Fr>>& publics) {
   using namespace pp::engine;
   const bool cuda = o.backend == "cuda";
@@ -119,7 +122,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       pc.device = d;
       pc.gw = gw;
       pc.budget = budget == "card" ? 0 : parse_byte_size(budget);
-      provers.push_back(std::make_unique<gpu::Prover>(*key, (*witnesses)[0].densities, pc));
+      provers.push_back(std::make_unique<gpu::Prover>(*key, witnesses[0]->densities, pc));
       gpus.push_back(std::make_unique<gpu::CudaBackend>(fmt::format("gpu{}", d), *provers.back()));
       backends.push_back(gpus.back().get());
     }
@@ -222,14 +225,24 @@ int run_engine_bench(const EngineBenchOptions& o) {
   if (cuda) throw std::runtime_error("engine bench --backend cuda: this proofpipe was built without CUDA");
 #endif
   std::shared_ptr<const ProvingKey> key;
-  auto witnesses = std::make_shared<std::vector<Witness>>();
+  std::vector<std::shared_ptr<const Witness>> witnesses;
   std::vector<std::vector<Fr>> publics;
   {
     const R1cs r1cs = make_porep_like_r1cs(so);
+    // --witnesses K: K distinct witnesses cycled over the partitions, shared, not copied (a
+    // 2^27 witness is 16 GiB); 0: one per partition.
+    const std::size_t distinct = o.witnesses == 0 ? o.partitions : std::min(o.witnesses, o.partitions);
     for (std::size_t p = 0; p < o.partitions; ++p) {
-      const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
-      witnesses->push_back(witness_from_assignment(r1cs, z));
-      publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+      if (p < distinct) {
+        const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
+        witnesses.push_back(std::make_shared<const Witness>(witness_from_assignment(r1cs, z)));
+        publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+      } else {
+        std::shared_ptr<const Witness> shared = witnesses[p % distinct];
+        std::vector<Fr> inputs = publics[p % distinct];
+        witnesses.push_back(std::move(shared));
+        publics.push_back(std::move(inputs));
+      }
     }
 #if PROOFPIPE_HAS_CUDA
     if (cuda) key = std::make_shared<const ProvingKey>(gpu::key_points(key_scalars(r1cs, o.seed), 0));

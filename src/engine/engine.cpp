@@ -351,9 +351,9 @@ struct Engine::Impl {
     PartitionTask task;
     task.job = job.id;
     task.partition = p;
-    task.partitions = job.spec.witnesses->size();
+    task.partitions = job.spec.witnesses.size();
     task.key = job.spec.key.get();
-    task.witness = &(*job.spec.witnesses)[p];
+    task.witness = job.spec.witnesses[p].get();
     task.randomizers = job.randomizers[p];
     if (job.abort.load() != int(Abort::none)) {
       result.status = JobStatus::cancelled;
@@ -558,9 +558,11 @@ Engine::~Engine() {
 JobHandle Engine::submit(JobSpec spec) {
   Impl& e = *impl_;
   if (!spec.key) throw std::invalid_argument("engine: job without a key");
-  if (!spec.witnesses || spec.witnesses->empty()) throw std::invalid_argument("engine: job without witnesses");
+  if (spec.witnesses.empty()) throw std::invalid_argument("engine: job without witnesses");
+  for (std::size_t p = 0; p < spec.witnesses.size(); ++p)
+    if (!spec.witnesses[p]) throw std::invalid_argument("engine: partition " + std::to_string(p) + " has no witness");
   auto job = std::make_shared<JobState>();
-  const std::size_t n = spec.witnesses->size();
+  const std::size_t n = spec.witnesses.size();
   job->randomizers = randomizers_from_seed(spec.seed, n);
   job->spec = std::move(spec);
   job->parts.resize(n);

@@ -73,10 +73,12 @@ struct JobResult {
   std::string error;                        // first failure, when failed
 };
 
-// A proof of N partitions sharing one key. key and witnesses are shared, not copied.
+// A proof of N partitions sharing one key. key and witnesses are shared, not copied: one
+// witness per partition, and the same witness may serve several partitions (benchmarks at 2^27,
+// where a witness is 16 GiB, reuse a few).
 struct JobSpec {
   std::shared_ptr<const ProvingKey> key;
-  std::shared_ptr<const std::vector<Witness>> witnesses;
+  std::vector<std::shared_ptr<const Witness>> witnesses;
   uint64_t seed = 0;  // r, s: randomizers_from_seed(seed, N) -> the proofs equal prove(key, witnesses, seed)
   // Called from a worker thread as each partition ends (ok, failed or cancelled).
   std::function<void(uint64_t job, std::size_t partition, const PartitionResult&)> on_partition;
