@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include "engine_fixture.hpp"
+#include "proofpipe/engine/cpu_backend.hpp"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/sim_backend.hpp"
 
@@ -367,4 +370,145 @@ TEST(Engine, OneWitnessServesSeveralPartitions) {
   const std::vector<Proof> want = prove(*circuit().key, same, 21);
   ASSERT_EQ(r.proofs.size(), 3u);
   for (std::size_t p = 0; p < 3; ++p) EXPECT_TRUE(same_proof(r.proofs[p], want[p])) << p;
+}
+
+// ---- one engine behind every entry point: explicit r, s, partition numbering, kept errors,
+// the CPU backend, slot domains ----
+
+TEST(EngineEntry, ExplicitRandomizersAndPartitionBaseGiveTheSeededProofs) {
+  CpuBackend cpu("cpu", 1);
+  EngineConfig ec;
+  ec.gw = 1;
+  Engine engine({&cpu}, ec);
+  const auto& c = circuit();
+  const std::vector<Randomizers> rs = randomizers_from_seed(9, 4);
+  const std::vector<Proof> want = prove(*c.key, *c.witnesses, 9);
+  // Partition 2 alone, as the C API submits it: explicit r, s, numbered 2.
+  JobSpec one;
+  one.key = c.key;
+  one.witnesses = {c.first(3)[2]};
+  one.randomizers = {rs[2]};
+  one.partition_base = 2;
+  const JobResult r = engine.submit(one).wait();
+  ASSERT_EQ(r.status, JobStatus::ok) << r.error;
+  EXPECT_TRUE(same_proof(r.proofs[0], want[2]));
+  // A randomiser count that does not match the witnesses is refused at submit.
+  one.randomizers = rs;
+  EXPECT_THROW(engine.submit(one), std::invalid_argument);
+  EXPECT_EQ(cpu.partitions(), 1u);
+  EXPECT_GT(cpu.totals().msm_h + cpu.totals().ntt, 0.0);
+}
+
+TEST(EngineEntry, AFailedPartitionKeepsItsExceptionAndNumber) {
+  CpuBackend cpu("cpu", 1);
+  EngineConfig ec;
+  ec.gw = 1;
+  ec.fallback = Fallback::fail_job;
+  Engine engine({&cpu}, ec);
+  auto bad = std::make_shared<Witness>((*circuit().witnesses)[0]);
+  bad->c[3] += Fr::one();  // a·b != c at constraint 3
+  JobSpec spec;
+  spec.key = circuit().key;
+  spec.witnesses = {bad};
+  spec.partition_base = 5;
+  const JobResult r = engine.submit(spec).wait();
+  ASSERT_EQ(r.status, JobStatus::failed);
+  ASSERT_TRUE(r.partitions[0].exception);
+  try {
+    std::rethrow_exception(r.partitions[0].exception);
+    FAIL() << "no exception";
+  } catch (const WitnessError& e) {
+    EXPECT_NE(std::string(e.what()).find("partition 5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("constraint 3"), std::string::npos) << e.what();
+  }
+}
+
+namespace {
+
+// A backend with one slot domain per key (as the CUDA backend has one arena per resident key):
+// it records the slots each domain has in use and fails the test if a slot is handed out twice
+// within a domain, while domains may overlap.
+class DomainBackend final : public Backend {
+ public:
+  std::string name() const override { return "domains"; }
+  int stage_slots() const override { return 1; }
+  int msm_slots() const override { return 1; }
+  struct P : Prepared {
+    PartitionTask task;
+    uint64_t domain = 0;
+    int stage = -1, msm = -1;
+  };
+  std::unique_ptr<Prepared> prepare(const PartitionTask& t) override {
+    auto p = std::make_unique<P>();
+    p->task = t;
+    p->domain = t.key.get() == first_key ? 1 : 2;
+    return p;
+  }
+  SlotDomain slot_domain(const Prepared& p) const override {
+    const uint64_t d = static_cast<const P&>(p).domain;
+    return {d, 1, d == 1 ? 1 : 2};  // domain 1: one msm slot; domain 2: two
+  }
+  void stage(Prepared& p, int stage_slot, int msm_slot) override {
+    P& q = static_cast<P&>(p);
+    std::lock_guard lock(mu);
+    auto& used = in_use[q.domain];
+    if (!used.insert(msm_slot).second) ++double_use;
+    if (msm_slot >= (q.domain == 1 ? 1 : 2) || stage_slot != 0) ++out_of_range;
+    q.stage = stage_slot;
+    q.msm = msm_slot;
+    ++live;
+    max_live = std::max(max_live, live);
+  }
+  void compute(Prepared&) override {}
+  Proof finish(Prepared& p) override {
+    P& q = static_cast<P&>(p);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::lock_guard lock(mu);
+    in_use[q.domain].erase(q.msm);
+    --live;
+    return cpu_prove_task(q.task);
+  }
+  DeviceCalls& device_calls() override { return calls; }
+  DeviceTimeline& timeline() override { return tl; }
+
+  const ProvingKey* first_key = nullptr;
+  std::mutex mu;
+  std::map<uint64_t, std::set<int>> in_use;
+  int double_use = 0, out_of_range = 0, live = 0, max_live = 0;
+  DeviceCalls calls;
+  DeviceTimeline tl;
+};
+
+}  // namespace
+
+TEST(EngineEntry, SlotDomainsArePerKeyAndNeverOverlapWithin) {
+  DomainBackend dev;
+  static const EngineCircuit other(4, 2, 12);  // a second key
+  dev.first_key = circuit().key.get();
+  EngineConfig ec;
+  ec.gw = 4;
+  Engine engine({&dev}, ec);
+  std::vector<JobHandle> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(engine.submit(job_of(4, 20 + uint64_t(i))));
+    JobSpec s;
+    s.key = other.key;
+    s.witnesses = other.first(2);
+    s.seed = 30 + uint64_t(i);
+    jobs.push_back(engine.submit(s));
+  }
+  for (auto& j : jobs) {
+    const JobResult r = j.wait();
+    EXPECT_EQ(r.status, JobStatus::ok) << r.error;
+  }
+  EXPECT_EQ(dev.double_use, 0);
+  EXPECT_EQ(dev.out_of_range, 0);
+  // One slot in domain 1 plus two in domain 2: at most three partitions between stage and finish,
+  // and more than one (the domains are separate pools: one shared pool of the backend's nominal
+  // single slot would allow one).
+  EXPECT_LE(dev.max_live, 3);
+  EXPECT_GE(dev.max_live, 2);
+  const std::string state = engine.describe_state();
+  EXPECT_NE(state.find("slot domain 1"), std::string::npos) << state;
+  EXPECT_NE(state.find("slot domain 2"), std::string::npos) << state;
 }

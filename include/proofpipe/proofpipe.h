@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 1
+#define PP_VERSION_MINOR 2
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -40,7 +40,8 @@ typedef enum pp_status {
   PP_ERR_CANCELLED = 6,        /* pp_cancel() was called on this pending proof */
   PP_ERR_UNSUPPORTED = 7,      /* the configuration asks for something this build cannot do */
   PP_ERR_OUT_OF_MEMORY = 8,
-  PP_ERR_INTERNAL = 9          /* a bug: please report it with the message */
+  PP_ERR_INTERNAL = 9,         /* a bug: please report it with the message */
+  PP_ERR_DEVICE = 10           /* a GPU failed and cpu_fallback is 0 (the message names the GPU and the call) */
 } pp_status;
 
 /* Every fallible function returns a pp_status and takes `pp_error* err` as its last argument.
@@ -70,11 +71,13 @@ PP_API pp_status pp_fr_from_canonical(uint8_t* out, const uint8_t* in, size_t n,
 PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
 
 /* ----- engine ----------------------------------------------------------------------------
- * The engine is the prover: a configuration, the workers, and statistics. In a CUDA build with
- * a visible GPU (num_gpus -1, or the first listed ordinal) a batch runs on the GPU prover (its
- * proofs equal the CPU prover's byte for byte); otherwise, or when the GPU fails and
- * cpu_fallback is 1, on the CPU prover. One GPU per engine today; host_memory_budget is
- * recorded, not yet enforced (the pipelined engine, docs/ENGINE.md, does that). */
+ * The engine is the prover of the process: the pipelined engine (docs/ENGINE.md) over every
+ * configured GPU — gpu_workers partitions in flight per GPU, uploads overlapping kernels, the
+ * SRS of each key uploaded once per GPU and kept there until pp_key_evict or the key's last
+ * release — or over the CPU prover when no GPU is configured or visible. GPU proofs equal the
+ * CPU prover's byte for byte. A GPU failure moves that GPU's partitions to the CPU prover when
+ * cpu_fallback is 1. Create one engine per process and share it: every call on it runs in
+ * parallel with the others. */
 
 typedef struct pp_engine pp_engine;
 
@@ -85,7 +88,9 @@ typedef struct pp_engine_config {
   int gpus[PP_MAX_GPUS];
   int gpu_workers; /* workers per GPU (gw, 1..16): partitions in flight per device */
   uint64_t device_memory_budget; /* bytes of device memory per GPU; 0: all but the reserve */
-  uint64_t host_memory_budget;   /* bytes of host memory; 0: unlimited (recorded, not yet enforced) */
+  uint64_t host_memory_budget;   /* bytes of host memory for partitions in flight (their witnesses and
+                                    working state); 0: unlimited. A partition larger than the whole
+                                    budget fails with PP_ERR_OUT_OF_MEMORY. */
   int cpu_fallback; /* 1: prove on the CPU when no GPU can (the default); 0: fail instead */
   int threads;      /* CPU worker threads of this engine; 0: all cores */
 } pp_engine_config;
@@ -107,6 +112,13 @@ typedef struct pp_engine_stats {
   /* Cumulative wall time per stage, milliseconds (the CPU prover's ProveTimings). */
   double ms_checks, ms_ntt, ms_msm_h, ms_msm_l, ms_msm_a, ms_msm_b_g1, ms_msm_b_g2, ms_assembly;
   double ms_gpu_busy; /* time some GPU ran kernels for this engine (0 on the CPU prover) */
+  uint32_t gpus;      /* GPUs the engine proves on (0: CPU only) */
+  uint64_t key_loads; /* SRS uploads to a GPU (a key proved many times on one GPU counts once) */
+  uint64_t key_evictions;          /* device copies dropped (pp_key_evict, key release, making room) */
+  uint64_t host_peak_bytes;        /* peak host memory charged to partitions in flight */
+  uint64_t forbidden_device_calls; /* allocations, frees, memory queries or device-wide syncs on the
+                                      proving path since start-up: 0 unless something is wrong */
+  double ms_gpu_upload;            /* time the GPUs' copy engines spent uploading witnesses */
 } pp_engine_stats;
 
 PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err);
@@ -134,12 +146,13 @@ typedef struct pp_key_info {
   uint64_t h, l, a, b_g1, b_g2; /* points per query */
   int device_resident;  /* 1 while some GPU holds a copy of the key (0: host only) */
   uint64_t evictions;   /* pp_key_evict calls so far */
+  uint32_t device_copies; /* GPUs holding a copy (of every engine that proved with the key) */
 } pp_key_info;
 
 PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* err);
-/* Drops every device copy of the key; the host copy stays and the next proof re-uploads it.
- * Safe while proofs run on the key (they keep what they use). No device copies exist yet,
- * so today this only counts. */
+/* Drops every GPU's copy of the key in every engine that proved with it; the host copy stays
+ * and the next proof uploads it again. Safe while proofs run on the key: a GPU's copy is freed
+ * when the last of its partitions in flight ends. The last pp_key_release does the same. */
 PP_API pp_status pp_key_evict(pp_key* key, pp_error* err);
 
 /* ----- inputs: one partition ---------------------------------------------------------------
@@ -209,9 +222,13 @@ typedef struct pp_input {
 PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
                           const uint64_t* seed, uint8_t* proofs, size_t* proofs_size, pp_error* err);
 
-/* Asynchronous proving. pp_prove_start validates and COPIES every input (reading the files)
- * before it returns, so the caller may free or reuse all of its buffers at once; the proving
- * runs on a thread of its own. Input errors are reported by start; proving errors by finalize. */
+/* Asynchronous proving. pp_prove_start validates and copies every in-memory input before it
+ * returns, so the caller may free or reuse all of its buffers at once; the proving runs on a
+ * thread of its own. A .ppw FILE is checked at start (header, size, counts against the key) and
+ * its scalars are read while the partitions before it prove (reading overlaps proving); a bad
+ * scalar found then is reported by finalize as PP_ERR_WITNESS naming the file and offset, so do
+ * not change the files until finalize returns. Other input errors are reported by start;
+ * proving errors by finalize. pp_prove behaves the same in one call. */
 typedef struct pp_pending pp_pending;
 
 PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,

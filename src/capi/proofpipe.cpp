@@ -1,8 +1,10 @@
-// The C API (include/proofpipe/proofpipe.h): handles, input validation and copying, errors; proving goes through backend.hpp.
+// The C API (include/proofpipe/proofpipe.h): handles, input validation, the one mapping of
+// internal errors to pp_status; proving goes to the process's engine (runtime/runtime.hpp).
 #include "proofpipe/proofpipe.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -16,11 +18,13 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
+#include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/r1cs_file.hpp"
 #include "proofpipe/io/witness.hpp"
 #include "proofpipe/io/wtns.hpp"
+#include "proofpipe/runtime/runtime.hpp"
 
 // ----- handles ------------------------------------------------------------------------------
 // The C handles are thin owners of shared implementation objects, so that a pending proof can
@@ -29,16 +33,39 @@
 namespace pp::capi {
 
 struct EngineImpl {
-  EngineConfig config;
-  std::unique_ptr<Backend> backend;
-  std::mutex stats_mutex;  // guards stats only; never held while proving
-  pp_engine_stats stats{};
+  std::unique_ptr<runtime::Runtime> runtime;
+  std::atomic<uint64_t> calls_succeeded{0}, calls_failed{0}, calls_cancelled{0};
 };
 
 struct KeyImpl {
-  ProvingKey pk;
+  std::shared_ptr<const ProvingKey> pk;
   PreparedVerifyingKey pvk;
   mutable std::atomic<uint64_t> evictions{0};  // bookkeeping, not part of the key's value
+  // The engines that proved with this key (and may hold device copies of it).
+  mutable std::mutex users_mu;
+  mutable std::vector<std::weak_ptr<EngineImpl>> users;
+
+  void add_user(const std::shared_ptr<EngineImpl>& e) const {
+    std::lock_guard lock(users_mu);
+    users.erase(std::remove_if(users.begin(), users.end(), [](const auto& w) { return w.expired(); }), users.end());
+    for (const auto& w : users)
+      if (w.lock() == e) return;
+    users.push_back(e);
+  }
+  std::vector<std::shared_ptr<EngineImpl>> live_users() const {
+    std::lock_guard lock(users_mu);
+    std::vector<std::shared_ptr<EngineImpl>> out;
+    for (const auto& w : users)
+      if (auto e = w.lock()) out.push_back(std::move(e));
+    return out;
+  }
+  // The last reference is gone: no engine keeps a device copy (or a pinned host copy) of it.
+  ~KeyImpl() {
+    try {
+      for (auto& e : live_users()) e->runtime->evict(pk.get());
+    } catch (...) {
+    }
+  }
 };
 
 }  // namespace pp::capi
@@ -59,6 +86,8 @@ struct pp_pending {
   std::atomic<bool> cancel{false};
   std::atomic<std::size_t> partitions_done{0};
   std::atomic<bool> done{false};
+  std::mutex jobs_mu;  // the engine jobs submitted so far, for pp_cancel
+  std::vector<uint64_t> jobs;
   std::thread worker;
   std::once_flag joined;
   // Written by the worker before `done` is set, read-only afterwards.
@@ -93,23 +122,53 @@ pp_status report(pp_error* err, pp_status status, const std::string& message) {
   return status;
 }
 
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("cancelled by pp_cancel") {}
+};
+
+// THE mapping of internal errors to statuses (every entry point goes through it). `fallback` is
+// the status of failures that are not classified (e.g. PP_ERR_KEY while loading a key).
+pp_status status_of(const std::exception_ptr& error, pp_status fallback, std::string* message) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const ApiError& e) {
+    *message = e.what();
+    return e.status;
+  } catch (const Cancelled& e) {
+    *message = e.what();
+    return PP_ERR_CANCELLED;
+  } catch (const std::bad_alloc&) {
+    *message = "out of memory";
+    return PP_ERR_OUT_OF_MEMORY;
+  } catch (const WitnessError& e) {  // a witness that does not fit the key or its circuit
+    *message = e.what();
+    return PP_ERR_WITNESS;
+  } catch (const engine::PlanError& e) {  // the key does not fit the device budget (no CPU fallback)
+    *message = e.what();
+    return PP_ERR_UNSUPPORTED;
+  } catch (const engine::BackendError& e) {  // a device failed (no CPU fallback)
+    *message = e.what();
+    return PP_ERR_DEVICE;
+  } catch (const std::exception& e) {
+    *message = e.what();
+    return fallback;
+  } catch (...) {
+    *message = "unknown exception";
+    return PP_ERR_INTERNAL;
+  }
+}
+
 // Runs one entry point: every exception becomes a status and a message, nothing escapes.
-// `fallback` is the status of exceptions that are not the API's own (e.g. PP_ERR_KEY while
-// loading a key).
 template <class F>
 pp_status guarded(const char* function, pp_error* err, pp_status fallback, F&& body) {
   clear_error(err);
   try {
     body();
     return PP_OK;
-  } catch (const ApiError& e) {
-    return report(err, e.status, std::string(function) + ": " + e.what());
-  } catch (const std::bad_alloc&) {
-    return report(err, PP_ERR_OUT_OF_MEMORY, std::string(function) + ": out of memory");
-  } catch (const std::exception& e) {
-    return report(err, fallback, std::string(function) + ": " + e.what());
   } catch (...) {
-    return report(err, PP_ERR_INTERNAL, std::string(function) + ": unknown exception");
+    std::string message;
+    const pp_status status = status_of(std::current_exception(), fallback, &message);
+    return report(err, status, std::string(function) + ": " + message);
   }
 }
 
@@ -230,9 +289,8 @@ Witness witness_from_input(const pp_input& in, std::size_t k) {
       return witness_from_arrays(in.assignment, where);
     case PP_INPUT_PPW: {
       const Source src = source(in.ppw, where + ".ppw");
-      return as_witness_error(where, [&] {
-        return src.is_file ? read_witness(src.path) : parse_witness(src.bytes, src.path);
-      });
+      if (src.is_file) throw std::logic_error("witness_from_input: .ppw files are read while proving (PendingInput)");
+      return as_witness_error(where, [&] { return parse_witness(src.bytes, src.path); });
     }
     case PP_INPUT_R1CS_WTNS: {
       const Source r1cs_src = source(in.r1cs, where + ".r1cs");
@@ -262,18 +320,49 @@ Fr os_random_scalar(std::random_device& rd) {
   }
 }
 
+// One partition of a request: a witness already in memory (copied from the caller's arrays or
+// bytes), or a .ppw file whose header was checked at start and whose scalars are read while the
+// partitions before it prove.
+struct PendingInput {
+  std::shared_ptr<const Witness> witness;
+  std::string file;
+};
+
 // Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
 struct Request {
-  std::vector<Witness> witnesses;
+  std::vector<PendingInput> inputs;
   std::vector<Randomizers> randomizers;
 };
 
-Request copy_request(const pp_input* inputs, std::size_t n, const uint64_t* seed) {
+// The cheap checks of a .ppw file against the key, so that start reports them: the header, the
+// file's size, and the counts the key fixes. The scalars are checked as they are read.
+void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::string& where) {
+  const WitnessHeader h = as_witness_error(where, [&] { return read_witness_header(path); });
+  auto mismatch = [&](const char* what, uint64_t got, uint64_t want) {
+    if (got != want)
+      throw ApiError(PP_ERR_WITNESS, where + ": " + path + ": " + what + " " + std::to_string(got) + ", the key has " +
+                                         std::to_string(want) + " (witness and proving key do not match)");
+  };
+  mismatch("input count", h.inputs, pk.vk.ic.size());
+  mismatch("aux count", h.aux, pk.l.size());
+}
+
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed) {
   if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
   require(inputs, "inputs");
   Request req;
-  req.witnesses.reserve(n);
-  for (std::size_t k = 0; k < n; ++k) req.witnesses.push_back(witness_from_input(inputs[k], k));
+  req.inputs.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    int kind;
+    std::memcpy(&kind, &in.kind, sizeof kind);
+    if (kind == PP_INPUT_PPW && in.ppw.path) {
+      req.inputs[k].file = in.ppw.path;
+      check_ppw_file(req.inputs[k].file, pk, input_name(k));
+    } else {
+      req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
+    }
+  }
   if (seed) {
     req.randomizers = randomizers_from_seed(*seed, n);
   } else {
@@ -322,50 +411,99 @@ void write_proofs(const std::vector<Proof>& proofs, uint8_t* out, std::size_t* o
   *out_size = proofs.size() * PP_PROOF_BYTES;
 }
 
-// Proves through the backend and books the outcome in the engine's statistics.
-std::vector<Proof> run_batch(EngineImpl& engine, const KeyImpl& key, const Request& req,
-                             const std::atomic<bool>* cancel, std::atomic<std::size_t>* progress) {
-  BatchRequest batch{key.pk, req.witnesses, req.randomizers, cancel, {}};
-  if (progress) batch.on_partition = [progress](std::size_t) { progress->fetch_add(1, std::memory_order_relaxed); };
+// Where a running request reports progress and registers its engine jobs (for pp_cancel).
+struct Progress {
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<std::size_t>* partitions_done = nullptr;
+  std::mutex* jobs_mu = nullptr;
+  std::vector<uint64_t>* jobs = nullptr;
+};
+
+// Proves a request on the engine: each partition is its own engine job, submitted as soon as its
+// witness is in memory, so that reading partition k+1 overlaps proving partition k; at most a few
+// partitions are read ahead of the engine (host memory). The first failure, in input order,
+// cancels the rest and is rethrown as it was thrown (status_of maps it).
+std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& req, const Progress& progress) {
+  runtime::Runtime& rt = *engine.runtime;
+  const std::size_t n = req.inputs.size();
+  const std::size_t ahead = std::size_t(std::max(1, rt.gpu_count()) * rt.config().gw + 1);
+  std::vector<engine::JobHandle> jobs;
+  jobs.reserve(n);
+  auto cancelled = [&] { return progress.cancel && progress.cancel->load(std::memory_order_relaxed); };
+  auto cancel_all = [&] {
+    for (const auto& j : jobs) rt.cancel(j.id());
+  };
   try {
-    BatchResult result = engine.backend->prove_batch(batch);
-    std::lock_guard lock(engine.stats_mutex);
-    pp_engine_stats& s = engine.stats;
-    s.partitions_proven += result.proofs.size();
-    s.partitions_on_cpu += result.partitions_on_cpu;
-    s.calls_succeeded += 1;
-    const ProveTimings& t = result.timings;
-    s.ms_checks += t.evaluate;
-    s.ms_ntt += t.ntt;
-    s.ms_msm_h += t.msm_h;
-    s.ms_msm_l += t.msm_l;
-    s.ms_msm_a += t.msm_a;
-    s.ms_msm_b_g1 += t.msm_b_g1;
-    s.ms_msm_b_g2 += t.msm_b_g2;
-    s.ms_assembly += t.assembly;
-    s.ms_gpu_busy += result.ms_gpu_busy;
-    return std::move(result.proofs);
-  } catch (const Cancelled& e) {
-    {
-      std::lock_guard lock(engine.stats_mutex);
-      engine.stats.calls_cancelled += 1;
+    std::size_t oldest = 0;  // jobs before this one are done
+    for (std::size_t k = 0; k < n; ++k) {
+      for (;;) {  // bounded read-ahead
+        while (oldest < jobs.size() && jobs[oldest].done()) ++oldest;
+        if (cancelled() || jobs.size() - oldest < ahead) break;
+        jobs[oldest].wait_for(std::chrono::milliseconds(20));
+      }
+      if (cancelled()) throw Cancelled();
+      PendingInput& in = req.inputs[k];
+      if (!in.witness) {
+        in.witness = as_witness_error(input_name(k), [&] { return std::make_shared<const Witness>(read_witness(in.file)); });
+      }
+      engine::JobSpec spec;
+      spec.key = key.pk;
+      spec.witnesses = {in.witness};
+      spec.randomizers = {req.randomizers[k]};
+      spec.partition_base = k;
+      if (progress.partitions_done) {
+        std::atomic<std::size_t>* done = progress.partitions_done;
+        spec.on_partition = [done](uint64_t, std::size_t, const engine::PartitionResult& r) {
+          if (r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
+        };
+      }
+      jobs.push_back(rt.submit(std::move(spec)));
+      in.witness.reset();  // the engine holds it while it is needed
+      if (progress.jobs) {
+        std::lock_guard lock(*progress.jobs_mu);
+        progress.jobs->push_back(jobs.back().id());
+      }
     }
-    throw ApiError(PP_ERR_CANCELLED, e.what());
-  } catch (const std::invalid_argument& e) {
-    {
-      std::lock_guard lock(engine.stats_mutex);
-      engine.stats.calls_failed += 1;
+    std::vector<Proof> proofs;
+    proofs.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const engine::JobResult r = jobs[k].wait();
+      if (r.status == engine::JobStatus::ok) {
+        proofs.push_back(r.proofs.at(0));
+        continue;
+      }
+      if (r.status == engine::JobStatus::cancelled || cancelled()) throw Cancelled();
+      const engine::PartitionResult& part = r.partitions.at(0);
+      if (part.exception) std::rethrow_exception(part.exception);
+      throw std::runtime_error(input_name(k) + ": " + r.error);
     }
-    throw ApiError(PP_ERR_WITNESS, e.what());  // the prover's checks of a witness against the key
+    return proofs;
   } catch (...) {
-    std::lock_guard lock(engine.stats_mutex);
-    engine.stats.calls_failed += 1;
+    cancel_all();
+    for (const auto& j : jobs) j.wait();  // nothing of this request outlives the call
     throw;
   }
 }
 
-EngineConfig engine_config(const pp_engine_config& c) {
-  EngineConfig out;
+// Proves a request and books the outcome in the engine's call counters.
+std::vector<Proof> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
+                             const Progress& progress) {
+  key.add_user(engine);
+  try {
+    std::vector<Proof> proofs = run_request(*engine, key, req, progress);
+    engine->calls_succeeded.fetch_add(1);
+    return proofs;
+  } catch (const Cancelled&) {
+    engine->calls_cancelled.fetch_add(1);
+    throw;
+  } catch (...) {
+    engine->calls_failed.fetch_add(1);
+    throw;
+  }
+}
+
+runtime::Config engine_config(const pp_engine_config& c) {
+  runtime::Config out;
   if (c.num_gpus < -1 || c.num_gpus > PP_MAX_GPUS)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.num_gpus is " + std::to_string(c.num_gpus) +
                                                 " (-1: all, 0: none, up to " + std::to_string(PP_MAX_GPUS) + ")");
@@ -384,9 +522,9 @@ EngineConfig engine_config(const pp_engine_config& c) {
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.threads is " + std::to_string(c.threads) + " (0: all cores)");
   if (c.cpu_fallback != 0 && c.cpu_fallback != 1)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.cpu_fallback is " + std::to_string(c.cpu_fallback) + " (0 or 1)");
-  out.gpu_workers = c.gpu_workers;
-  out.device_memory_budget = c.device_memory_budget;
-  out.host_memory_budget = c.host_memory_budget;
+  out.gw = c.gpu_workers;
+  out.device_budget = c.device_memory_budget;
+  out.host_budget = c.host_memory_budget;
   out.cpu_fallback = c.cpu_fallback == 1;
   out.threads = c.threads;
   return out;
@@ -394,11 +532,21 @@ EngineConfig engine_config(const pp_engine_config& c) {
 
 pp_key* make_key(ProvingKey pk) {
   auto impl = std::make_shared<KeyImpl>();
-  impl->pk = std::move(pk);
-  impl->pvk = prepare(impl->pk.vk);
+  impl->pk = std::make_shared<const ProvingKey>(std::move(pk));
+  impl->pvk = prepare(impl->pk->vk);
   auto* key = new pp_key;
   key->impl = std::move(impl);
   return key;
+}
+
+const ProvingKey* pk_ptr(const pp_key& key) { return key.impl->pk.get(); }
+
+// Stops a pending request: no further partition is read or submitted, and the engine drops or
+// discards the ones already submitted.
+void cancel_pending(pp_pending& p) {
+  p.cancel.store(true, std::memory_order_relaxed);
+  std::lock_guard lock(p.jobs_mu);
+  for (uint64_t id : p.jobs) p.engine->runtime->cancel(id);
 }
 
 // The handles every proving call needs.
@@ -428,6 +576,7 @@ PP_API const char* pp_status_name(pp_status status) {
     case PP_ERR_UNSUPPORTED: return "PP_ERR_UNSUPPORTED";
     case PP_ERR_OUT_OF_MEMORY: return "PP_ERR_OUT_OF_MEMORY";
     case PP_ERR_INTERNAL: return "PP_ERR_INTERNAL";
+    case PP_ERR_DEVICE: return "PP_ERR_DEVICE";
   }
   return "PP_ERR_UNKNOWN";
 }
@@ -481,9 +630,9 @@ PP_API pp_status pp_engine_create(const pp_engine_config* config, pp_engine** ou
     *out = nullptr;
     require(config, "config");
     auto impl = std::make_shared<EngineImpl>();
-    impl->config = engine_config(*config);
+    const pp::runtime::Config rc = engine_config(*config);
     try {
-      impl->backend = make_backend(impl->config);
+      impl->runtime = std::make_unique<pp::runtime::Runtime>(rc);
     } catch (const std::invalid_argument& e) {
       throw ApiError(PP_ERR_UNSUPPORTED, e.what());
     }
@@ -499,8 +648,29 @@ PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* o
   return guarded("pp_engine_stats_get", err, PP_ERR_INTERNAL, [&] {
     require(engine, "engine");
     require(out, "out");
-    std::lock_guard lock(engine->impl->stats_mutex);
-    *out = engine->impl->stats;
+    const EngineImpl& e = *engine->impl;
+    const pp::runtime::Stats st = e.runtime->stats();
+    *out = pp_engine_stats{};
+    out->partitions_proven = st.engine.partitions_ok;
+    out->calls_succeeded = e.calls_succeeded.load();
+    out->calls_failed = e.calls_failed.load();
+    out->calls_cancelled = e.calls_cancelled.load();
+    out->partitions_on_cpu = st.partitions_on_cpu;
+    out->ms_checks = st.times.evaluate;
+    out->ms_ntt = st.times.ntt;
+    out->ms_msm_h = st.times.msm_h;
+    out->ms_msm_l = st.times.msm_l;
+    out->ms_msm_a = st.times.msm_a;
+    out->ms_msm_b_g1 = st.times.msm_b_g1;
+    out->ms_msm_b_g2 = st.times.msm_b_g2;
+    out->ms_assembly = st.times.assembly;
+    out->ms_gpu_busy = st.times.gpu_compute;
+    out->gpus = uint32_t(st.gpus);
+    out->key_loads = st.key_loads;
+    out->key_evictions = st.key_evictions;
+    out->host_peak_bytes = st.engine.host_peak_bytes;
+    out->ms_gpu_upload = st.times.gpu_upload;
+    for (const auto& b : st.engine.backends) out->forbidden_device_calls += b.forbidden_calls;
   });
 }
 
@@ -539,7 +709,7 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
   return guarded("pp_key_info_get", err, PP_ERR_INTERNAL, [&] {
     require(key, "key");
     require(out, "out");
-    const pp::ProvingKey& pk = key->impl->pk;
+    const pp::ProvingKey& pk = *key->impl->pk;
     *out = pp_key_info{};
     out->num_inputs = pk.vk.ic.size();
     out->num_aux = pk.l.size();
@@ -549,7 +719,10 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
     out->a = pk.a.size();
     out->b_g1 = pk.b_g1.size();
     out->b_g2 = pk.b_g2.size();
-    out->device_resident = 0;
+    int copies = 0;
+    for (const auto& e : key->impl->live_users()) copies += int(e->runtime->residency(pk_ptr(*key)).size());
+    out->device_resident = copies > 0 ? 1 : 0;
+    out->device_copies = uint32_t(copies);
     out->evictions = key->impl->evictions.load(std::memory_order_relaxed);
   });
 }
@@ -557,7 +730,7 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
 PP_API pp_status pp_key_evict(pp_key* key, pp_error* err) {
   return guarded("pp_key_evict", err, PP_ERR_INTERNAL, [&] {
     require(key, "key");
-    // No backend keeps device copies yet; the GPU engine drops them here.
+    for (const auto& e : key->impl->live_users()) e->runtime->evict(pk_ptr(*key));
     key->impl->evictions.fetch_add(1, std::memory_order_relaxed);
   });
 }
@@ -567,8 +740,8 @@ PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* 
   return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     check_capacity(proofs, proofs_size, num_inputs);
-    const Request req = copy_request(inputs, num_inputs, seed);
-    const std::vector<pp::Proof> out = run_batch(*engine->impl, *key->impl, req, nullptr, nullptr);
+    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed);
+    const std::vector<pp::Proof> out = run_batch(engine->impl, *key->impl, req, Progress{});
     write_proofs(out, proofs, proofs_size);
   });
 }
@@ -580,7 +753,7 @@ PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_i
     *out = nullptr;
     check_handles(engine, key);
     (void)proof_bytes(num_inputs);
-    auto req = std::make_shared<Request>(copy_request(inputs, num_inputs, seed));
+    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, seed));
     auto pending = std::make_unique<pp_pending>();
     pending->engine = engine->impl;
     pending->key = key->impl;
@@ -591,7 +764,7 @@ PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_i
     p->worker = std::thread([p, req]() mutable {
       pp_error e;
       const pp_status status = guarded("pp_prove_finalize", &e, PP_ERR_INTERNAL, [&] {
-        p->proofs = run_batch(*p->engine, *p->key, *req, &p->cancel, &p->partitions_done);
+        p->proofs = run_batch(p->engine, *p->key, *req, Progress{&p->cancel, &p->partitions_done, &p->jobs_mu, &p->jobs});
       });
       req.reset();  // the witnesses are large: free them before anyone finalizes
       p->status = status;
@@ -629,14 +802,14 @@ PP_API pp_status pp_prove_finalize(pp_pending* pending, uint8_t* proofs, size_t*
 PP_API pp_status pp_cancel(pp_pending* pending, pp_error* err) {
   return guarded("pp_cancel", err, PP_ERR_INTERNAL, [&] {
     require(pending, "pending");
-    pending->cancel.store(true, std::memory_order_relaxed);
+    cancel_pending(*pending);
   });
 }
 
 PP_API void pp_pending_free(pp_pending* pending) {
   if (!pending) return;
-  pending->cancel.store(true, std::memory_order_relaxed);
   try {
+    cancel_pending(*pending);
     std::call_once(pending->joined, [&] { pending->worker.join(); });
   } catch (...) {
     // join() only throws for a thread that is not joinable, which the once_flag rules out;
@@ -655,7 +828,7 @@ PP_API pp_status pp_verify(const pp_key* key, const uint8_t* public_inputs, size
     if (proof_size != PP_PROOF_BYTES)
       throw ApiError(PP_ERR_INVALID_ARGUMENT, "proof_size is " + std::to_string(proof_size) + ", a proof has " +
                                                   std::to_string(PP_PROOF_BYTES) + " bytes");
-    const pp::PreparedVerifyingKey& pvk = key->impl->pvk;
+    const pp::PreparedVerifyingKey& pvk = key->impl->pvk;  // prepared once per key
     if (num_public + 1 != pvk.vk.ic.size())
       throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_public is " + std::to_string(num_public) + ", the key has " +
                                                   std::to_string(pvk.vk.ic.size() - 1) + " public inputs");

@@ -33,6 +33,8 @@ struct SyntheticCliOptions {
 struct SetupOptions {
   SyntheticCliOptions circuit;
   std::filesystem::path out;
+  bool gpu = false;                    // key points on GPU 0 (the same key as the CPU's)
+  std::size_t distinct_witnesses = 0;  // 0: every partition its own; K: the rest are copies (own files)
 };
 // Writes DIR/params, DIR/witness-<i>.ppw and DIR/public-<i>.json.
 int run_setup(const SetupOptions& options);
@@ -45,6 +47,10 @@ struct ProveOptions {
   std::optional<uint64_t> seed;                   // for r, s; random when absent
   bool subgroup_check = false;
   bool cpu_only = false;  // --cpu: never the GPU prover
+  std::vector<int> devices;        // CUDA ordinals; empty: every visible GPU
+  int gw = 2;                      // engine workers per GPU
+  std::string vram_budget = "card";
+  std::string host_budget;         // empty: unlimited
 };
 int run_prove(const ProveOptions& options);
 
@@ -112,6 +118,8 @@ struct BenchProveOptions {
   std::optional<std::filesystem::path> write_params;  // write the synthetic key as .params
 };
 int run_bench_prove(const BenchProveOptions& options);
+// Reads each file with read_witness, `repeat` passes; prints per pass bytes, seconds and GB/s.
+int run_bench_read(const std::vector<std::filesystem::path>& files, int repeat);
 
 struct BenchGpuOptions {
   std::string op;            // msm | ntt | batch-add

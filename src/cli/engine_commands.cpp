@@ -17,7 +17,6 @@
 #include "proofpipe/groth16/synthetic.hpp"
 #if PROOFPIPE_HAS_CUDA
 #include "proofpipe/gpu/cuda_backend.hpp"
-#include "proofpipe/gpu/prover.hpp"
 #endif
 
 namespace pp::cli {
@@ -114,28 +113,27 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   std::vector<std::unique_ptr<SimBackend>> sims;
   std::vector<Backend*> backends;
 #if PROOFPIPE_HAS_CUDA
-  std::vector<std::unique_ptr<gpu::Prover>> provers;
   std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;
   if (cuda) {
     for (int d = 0; d < o.devices; ++d) {
-      gpu::ProverConfig pc;
-      pc.device = d;
-      pc.gw = gw;
-      pc.budget = budget == "card" ? 0 : parse_byte_size(budget);
-      provers.push_back(std::make_unique<gpu::Prover>(*key, witnesses[0]->densities, pc));
-      gpus.push_back(std::make_unique<gpu::CudaBackend>(fmt::format("gpu{}", d), *provers.back()));
+      gpu::CudaBackendConfig c;
+      c.device = d;
+      c.gw = gw;
+      c.budget = parse_budget(budget);
+      gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
+      std::string why;
+      if (!gpus.back()->preload(key, witnesses[0]->densities, &why)) throw std::runtime_error(why);
       backends.push_back(gpus.back().get());
     }
-    const MemoryPlan& plan = provers[0]->plan();
-    fmt::print("devices: {} x GPU ({} SRS, {} stage slot(s), {} msm slot(s), arena {}), gw {}, interlock {}\n",
-               o.devices, to_string(plan.srs), plan.stage_slots, plan.msm_slots, format_bytes(plan.arena_bytes), gw,
-               interlock);
+    const gpu::ResidentKey k = gpus[0]->resident().at(0);
+    fmt::print("devices: {} x GPU ({} SRS, arena {}), gw {}, interlock {}\n", o.devices, to_string(k.srs),
+               format_bytes(k.arena_bytes), gw, interlock);
   }
 #endif
   PlanRequest req;
   req.shape = porep_like_shape(o.lg);
   req.device_memory = parse_byte_size("141GB");
-  req.budget = budget == "card" ? 0 : parse_byte_size(budget);
+  req.budget = parse_budget(budget);
   req.gw = gw;
   const MemoryPlan plan = plan_memory(req);
   for (int d = 0; !cuda && d < o.devices; ++d) {
@@ -189,6 +187,10 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       fmt::print("    {:<13} {:>7} x  mean {:9.3f} ms  max {:9.3f} ms\n", name, t.count,
                  t.count ? t.total_ms / double(t.count) : 0.0, t.max_ms);
   }
+#if PROOFPIPE_HAS_CUDA
+  for (const auto& g : gpus)
+    fmt::print("  {}: key loads {} (the SRS uploaded once per GPU), evictions {}\n", g->name(), g->key_loads(), g->evictions());
+#endif
   if (!o.trace.empty()) {
     const std::string path = with_suffix(o.trace, suffix);
     engine.write_chrome_trace(path);

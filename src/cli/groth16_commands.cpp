@@ -7,18 +7,21 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
 
 #include "commands.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/witness.hpp"
 #include "proofpipe/proofpipe.h"
 #if PROOFPIPE_HAS_CUDA
-#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/engine/engine.hpp"
+#include "proofpipe/gpu/cuda_backend.hpp"
 #include "proofpipe/gpu/prover.hpp"
 #endif
 
@@ -136,7 +139,15 @@ int run_setup(const SetupOptions& options) {
     r1cs = make_porep_like_r1cs(opts);
   }
   ProvingKey pk;
-  {
+  if (options.gpu) {
+#if PROOFPIPE_HAS_CUDA
+    // The same key as the CPU's setup (key_points(key_scalars(...)) == setup(...)), points on the GPU.
+    Stage s("generating the proving key (exponents on the CPU, points on GPU 0)");
+    pk = gpu::key_points(key_scalars(r1cs, opts.seed ^ 0x5e70ULL), 0);
+#else
+    throw std::runtime_error("setup --gpu: this proofpipe was built without CUDA");
+#endif
+  } else {
     Stage s("generating the proving key");
     ProgressBar bar("key points");
     pk = setup(r1cs, opts.seed ^ 0x5e70ULL, bar.fn());
@@ -145,8 +156,17 @@ int run_setup(const SetupOptions& options) {
     Stage s("writing " + (options.out / "params").string());
     write_params(options.out / "params", pk);
   }
+  const std::size_t distinct = options.distinct_witnesses == 0 ? options.circuit.partitions
+                                                                : std::min(options.distinct_witnesses, options.circuit.partitions);
   for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
     Stage s(fmt::format("witness {} of {}", p, options.circuit.partitions));
+    if (p >= distinct) {  // a copy of witness p % distinct, as its own file
+      namespace fs = std::filesystem;
+      for (const char* name : {"witness-{}.ppw", "public-{}.json"})
+        fs::copy_file(options.out / fmt::format(fmt::runtime(name), p % distinct), options.out / fmt::format(fmt::runtime(name), p),
+                      fs::copy_options::overwrite_existing);
+      continue;
+    }
     const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
     write_witness(options.out / fmt::format("witness-{}.ppw", p), witness_from_assignment(r1cs, z));
     write_public_json(options.out / fmt::format("public-{}.json", p),
@@ -173,10 +193,19 @@ int run_prove(const ProveOptions& options) {
     check(pp_key_load(options.params.c_str(), options.subgroup_check ? 1 : 0, &k, &err), err);
     key.reset(k);
   }
-  // All cores (or --threads, which limits TBB process-wide); the GPU prover when one is visible.
+  // The engine on every visible GPU (or --devices; none with --cpu), else on the CPU.
   pp_engine_config config;
   pp_engine_config_default(&config);
-  if (options.cpu_only) config.num_gpus = 0;
+  if (options.cpu_only) {
+    config.num_gpus = 0;
+  } else if (!options.devices.empty()) {
+    if (options.devices.size() > PP_MAX_GPUS) throw std::invalid_argument("prove: more than 16 --devices");
+    config.num_gpus = int(options.devices.size());
+    for (std::size_t i = 0; i < options.devices.size(); ++i) config.gpus[i] = options.devices[i];
+  }
+  config.gpu_workers = options.gw;
+  config.device_memory_budget = engine::parse_budget(options.vram_budget);
+  config.host_memory_budget = options.host_budget.empty() ? 0 : engine::parse_byte_size(options.host_budget);
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
   {
     pp_engine* e = nullptr;
@@ -195,14 +224,14 @@ int run_prove(const ProveOptions& options) {
   const uint64_t seed = options.seed.value_or(0);
   std::unique_ptr<pp_pending, void (*)(pp_pending*)> pending(nullptr, pp_pending_free);
   {
-    Stage s(fmt::format("reading {} witness file(s)", n));
+    Stage s(fmt::format("checking {} witness file(s)", n));
     pp_pending* p = nullptr;
     check(pp_prove_start(engine.get(), key.get(), inputs.data(), n, options.seed ? &seed : nullptr, &p, &err), err);
     pending.reset(p);
   }
   std::vector<uint8_t> proof_bytes(n * PP_PROOF_BYTES);
   {
-    Stage s(fmt::format("proving {} partition(s)", n));
+    Stage s(fmt::format("reading and proving {} partition(s)", n));
     ProgressBar bar("partitions");
     const ProgressFn progress = bar.fn();
     for (int done = 0; !done;) {
@@ -238,8 +267,26 @@ int run_prove(const ProveOptions& options) {
     if (!json) throw std::runtime_error(options.json_out->string() + ": write failed");
   }
   print_timings(timings, proofs.size());
-  if (stats.ms_gpu_busy > 0) fmt::print("proved on the GPU: {:.1f} ms of kernels\n", stats.ms_gpu_busy);
+  if (stats.gpus > 0)
+    fmt::print("proved on {} GPU(s): {:.1f} ms of kernels, {:.1f} ms of uploads, {} key upload(s), {} partition(s) on "
+               "the CPU\n", stats.gpus, stats.ms_gpu_busy, stats.ms_gpu_upload, stats.key_loads, stats.partitions_on_cpu);
   fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
+  return 0;
+}
+
+int run_bench_read(const std::vector<std::filesystem::path>& files, int repeat) {
+  uint64_t bytes = 0;
+  for (const auto& f : files) bytes += std::filesystem::file_size(f);
+  for (int pass = 0; pass < repeat; ++pass) {
+    const auto t0 = Clock::now();
+    for (const auto& f : files) {
+      const Witness w = read_witness(f);
+      if (w.a.empty()) throw std::runtime_error(f.string() + ": empty witness");
+    }
+    const double s = seconds_since(t0);
+    fmt::print("proofpipe op=read-ppw pass={} files={} bytes={} seconds={:.3f} gb_per_s={:.3f}\n", pass, files.size(), bytes,
+               s, double(bytes) / s / 1e9);
+  }
   return 0;
 }
 
@@ -299,42 +346,56 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// One prover (one budget) over the partitions, `repeat` times.
-int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& opts, const ProvingKey& pk,
-                     const std::vector<Witness>& witnesses, const std::vector<std::vector<Fr>>& publics,
-                     const std::string& budget) {
-  gpu::ProverConfig cfg;
+// The engine on one GPU (one budget) over the partitions, `repeat` proofs in turn.
+int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& opts,
+                     const std::shared_ptr<const ProvingKey>& pk, const std::vector<std::shared_ptr<const Witness>>& witnesses,
+                     const std::vector<std::vector<Fr>>& publics, const std::string& budget) {
+  gpu::CudaBackendConfig cfg;
   cfg.device = options.device;
-  if (budget != "card") cfg.budget = engine::parse_byte_size(budget);
+  cfg.budget = engine::parse_budget(budget);
   cfg.srs = options.srs == "resident"   ? engine::SrsPlacement::resident
             : options.srs == "streamed" ? engine::SrsPlacement::streamed
                                         : engine::SrsPlacement::automatic;
-  std::unique_ptr<gpu::Prover> prover;
+  gpu::CudaBackend backend(cfg);
   {
-    Stage s("GPU prover start-up (arena, tables, SRS upload or pinning)");
-    prover = std::make_unique<gpu::Prover>(pk, witnesses[0].densities, cfg);
+    Stage s("GPU start-up for the key (arena, tables, SRS upload or pinning)");
+    std::string why;
+    if (!backend.preload(pk, witnesses[0]->densities, &why)) throw std::runtime_error(why);
   }
-  const engine::MemoryPlan& plan = prover->plan();
-  fmt::print("budget {}: plan: SRS {}, arena {}, budget {}, msm pieces <= {} points, windows G1 {} G2 {}\n",
-             budget, engine::to_string(plan.srs), engine::format_bytes(plan.arena_bytes), engine::format_bytes(plan.budget),
-             plan.msm_chunk, plan.window_g1, plan.window_g2);
+  std::mutex times_mu;
   std::vector<gpu::GpuTimes> all;
+  backend.set_on_times([&](uint64_t, std::size_t, const gpu::GpuTimes& t) {
+    std::lock_guard lock(times_mu);
+    all.push_back(t);
+  });
+  engine::EngineConfig ec;
+  ec.fallback = engine::Fallback::fail_job;
+  ec.max_retries = 0;
+  engine::Engine eng({&backend}, ec);
+  const gpu::ResidentKey k = backend.resident().at(0);
+  fmt::print("budget {}: SRS {}, arena {}\n", budget, engine::to_string(k.srs), engine::format_bytes(k.arena_bytes));
   std::vector<double> walls;
   for (int rep = 0; rep < options.repeat; ++rep) {
-    std::vector<gpu::GpuTimes> t;
+    engine::JobSpec spec;
+    spec.key = pk;
+    spec.witnesses = witnesses;
+    spec.seed = opts.seed + uint64_t(rep);
     const auto t0 = Clock::now();
-    const std::vector<Proof> proofs = prover->prove(witnesses, opts.seed + uint64_t(rep), &t);
+    const engine::JobResult r = eng.submit(spec).wait();
     const double wall = seconds_since(t0);
+    if (r.status != engine::JobStatus::ok) throw std::runtime_error("bench: the GPU job failed: " + r.error);
+    const std::vector<Proof>& proofs = r.proofs;
     walls.push_back(wall / double(proofs.size()));
-    all.insert(all.end(), t.begin(), t.end());
     fmt::print("run {}: {} partition(s) of 2^{} in {:.3f} s wall ({:.3f} s per partition, host staging included)\n",
                rep, proofs.size(), opts.lg_constraints, wall, wall / double(proofs.size()));
-    if (!batch_verify(pk.vk, publics, proofs, opts.seed)) {
+    if (!batch_verify(pk->vk, publics, proofs, opts.seed)) {
       fmt::print(stderr, "bench: the GPU proofs did NOT verify\n");
       return 1;
     }
     if (options.check_cpu) {
-      const std::vector<Proof> cpu = prove(pk, witnesses, opts.seed + uint64_t(rep));
+      std::vector<Witness> plain;
+      for (const auto& w : witnesses) plain.push_back(*w);
+      const std::vector<Proof> cpu = prove(*pk, plain, opts.seed + uint64_t(rep));
       for (std::size_t i = 0; i < cpu.size(); ++i)
         if (cpu[i].to_bytes() != proofs[i].to_bytes()) {
           fmt::print(stderr, "bench: GPU and CPU proofs differ at partition {}\n", i);
@@ -343,16 +404,17 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
       fmt::print("run {}: GPU proofs equal the CPU prover's byte for byte\n", rep);
     }
   }
+  eng.shutdown(engine::Shutdown::drain);
   auto col = [&](double gpu::GpuTimes::*field) {
     std::vector<double> v;
     for (const gpu::GpuTimes& t : all) v.push_back(t.*field);
     return median(v);
   };
   fmt::print("GPU time per partition, median of {} (ms): upload {:.1f} | ntt+H {:.1f} | msm H {:.1f} | L {:.1f} | "
-             "A {:.1f} | B_G1 {:.1f} | B_G2 {:.1f} | compute total {:.1f}; wall per partition {:.3f} s\n",
+             "A {:.1f} | B_G1 {:.1f} | B_G2 {:.1f} | compute total {:.1f}; wall per partition {:.3f} s; key loads {}\n",
              all.size(), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
              col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
-             col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls));
+             col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls), backend.key_loads());
   return 0;
 }
 
@@ -361,7 +423,7 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
 // partitions of all runs; every run's proofs batch-verified.
 int bench_prove_gpu(const BenchProveOptions& options) {
   const SyntheticOptions opts = synthetic_options(options.circuit);
-  std::vector<Witness> witnesses;
+  std::vector<std::shared_ptr<const Witness>> witnesses;
   std::vector<std::vector<Fr>> publics;
   ProvingKey pk;
   {
@@ -371,7 +433,7 @@ int bench_prove_gpu(const BenchProveOptions& options) {
       const R1cs r1cs = make_porep_like_r1cs(opts);
       for (std::size_t p = 0; p < options.circuit.partitions; ++p) {
         const std::vector<Fr> z = make_witness(r1cs, opts, opts.seed + 1000 + p);
-        witnesses.push_back(witness_from_assignment(r1cs, z));
+        witnesses.push_back(std::make_shared<const Witness>(witness_from_assignment(r1cs, z)));
         publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
       }
       Stage k("key exponents (CPU)");
@@ -386,8 +448,9 @@ int bench_prove_gpu(const BenchProveOptions& options) {
   }
   std::vector<std::string> budgets = options.vram_budgets;
   if (budgets.empty()) budgets.push_back("card");
+  const auto key = std::make_shared<const ProvingKey>(std::move(pk));
   for (const std::string& budget : budgets)
-    if (int rc = bench_gpu_budget(options, opts, pk, witnesses, publics, budget); rc != 0) return rc;
+    if (int rc = bench_gpu_budget(options, opts, key, witnesses, publics, budget); rc != 0) return rc;
   fmt::print("all proofs verified\n");
   return 0;
 }

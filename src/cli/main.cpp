@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   auto* st = app.add_subcommand("setup", "Make a test key and witnesses for a synthetic circuit (not a ceremony)");
   add_synthetic_options(st, setup.circuit, true);
   st->add_option("--out", setup.out, "Output directory (params, witness-<i>.ppw, public-<i>.json)")->required();
+  st->add_flag("--gpu", setup.gpu, "Compute the key's points on GPU 0 (CUDA builds; the same key)");
+  st->add_option("--distinct-witnesses", setup.distinct_witnesses,
+                 "Make K witnesses and copy them to the other partitions' files (0: all distinct)");
 
   // prove/verify take either snarkjs's positional files or proofpipe's --params form.
   pp::cli::ProveOptions prove;
@@ -62,6 +65,12 @@ int main(int argc, char** argv) {
   pr->add_option("--json", prove.json_out, "Also write the proofs as a JSON array (snarkjs proof.json shape)");
   pr->add_option("--seed", prove.seed, "Seed for the randomisers r, s (default: random)");
   pr->add_flag("--cpu", prove.cpu_only, "Prove on the CPU even when a GPU is visible (CUDA builds use the GPU)");
+  pr->add_option("--devices", prove.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
+      ->check(CLI::NonNegativeNumber);
+  pr->add_option("--gw", prove.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
+  pr->add_option("--vram-budget", prove.vram_budget, "Device memory each GPU may use, e.g. 16GiB, or card")
+      ->capture_default_str();
+  pr->add_option("--host-budget", prove.host_budget, "Host memory for partitions in flight, e.g. 64GiB (default: unlimited)");
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
   pr->add_flag("--no-check", prove_no_check, "snarkjs form: do not verify the proof before writing it");
 
@@ -128,6 +137,14 @@ int main(int argc, char** argv) {
   bp->add_flag("--check-cpu", bench_prove.check_cpu, "Also prove on the CPU and require identical proofs (--gpu)");
   bp->add_option("--write-params", bench_prove.write_params, "Write the synthetic proving key to this .params file");
 
+  std::vector<std::filesystem::path> bench_read_files;
+  int bench_read_repeat = 3;
+  auto* br = bench->add_subcommand("read", "Time the parallel .ppw reader (what prove uses) on witness files, in GB/s");
+  br->add_option("files", bench_read_files, "Witness files (.ppw)")->required()->check(CLI::ExistingFile);
+  br->add_option("--repeat", bench_read_repeat, "Passes over the files (the first reads cold if the cache was dropped)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+
   pp::cli::BenchGpuOptions bench_gpu;
   std::vector<CLI::App*> gpu_benches;
   for (const char* op : {"msm", "ntt", "batch-add"}) {
@@ -189,6 +206,7 @@ int main(int argc, char** argv) {
       return pp::cli::run_info(info_file);
     }
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
+    if (br->parsed()) return pp::cli::run_bench_read(bench_read_files, bench_read_repeat);
     if (eb->parsed()) return pp::cli::run_engine_bench(engine_bench);
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;

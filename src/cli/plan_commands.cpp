@@ -50,8 +50,7 @@ int run_info_plan(const PlanCliOptions& o, const std::filesystem::path& key_file
     request.shape = porep_like_shape(o.lg.value_or(27), o.public_inputs);
   }
   request.device_memory = parse_byte_size(o.device_memory);
-  request.budget = o.vram_budget.empty() ? 0 : parse_byte_size(o.vram_budget);
-  if (!o.vram_budget.empty() && request.budget == 0) throw std::invalid_argument("info --plan: --vram-budget is 0");
+  request.budget = o.vram_budget.empty() ? 0 : parse_budget(o.vram_budget);
   request.gw = o.gw;
   request.srs = o.srs == "resident"   ? SrsPlacement::resident
                 : o.srs == "streamed" ? SrsPlacement::streamed

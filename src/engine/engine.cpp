@@ -197,10 +197,29 @@ struct Engine::Impl {
     std::atomic<uint64_t> job{0};
     std::atomic<std::size_t> partition{0};
   };
+  // The stage and msm slots of one slot domain (one arena) of a backend.
+  struct Domain {
+    SlotDomain counts;
+    SlotPool stage, msm;
+    explicit Domain(const SlotDomain& d) : counts(d), stage(d.stage_slots), msm(d.msm_slots) {}
+  };
   struct BackendCtx {
     Backend* backend = nullptr;
     int index = 0;
-    std::unique_ptr<SlotPool> stage, msm;
+    mutable std::mutex domains_mu;  // leaf lock: guards the map, never held while waiting for a slot
+    std::map<uint64_t, std::unique_ptr<Domain>> domains;
+    // The slot pools of domain d, made at first use. A domain's counts must not change.
+    Domain& domain(const SlotDomain& d) {
+      if (d.stage_slots < 1 || d.msm_slots < d.stage_slots)
+        throw std::logic_error(fmt::format("engine: backend {} gave slot domain {} with {} stage and {} msm slots "
+                                           "(need 1 <= stage <= msm)", backend->name(), d.id, d.stage_slots, d.msm_slots));
+      std::lock_guard lock(domains_mu);
+      auto& slot = domains[d.id];
+      if (!slot) slot = std::make_unique<Domain>(d);
+      if (slot->counts.stage_slots != d.stage_slots || slot->counts.msm_slots != d.msm_slots)
+        throw std::logic_error(fmt::format("engine: backend {} changed the slot counts of domain {}", backend->name(), d.id));
+      return *slot;
+    }
     std::mutex memory_token;   // Interlock::single: the one lock
     std::mutex compute_token;
     std::vector<std::unique_ptr<WorkerInfo>> workers;
@@ -287,17 +306,18 @@ struct Engine::Impl {
       Span s(*this, b, w, "prepare", task);
       prep = dev.prepare(task);
     }
+    Domain& slots = b.domain(dev.slot_domain(*prep));
     int msm_slot, stage_slot;
     {
       Span s(*this, b, w, "wait-slots", task);
-      msm_slot = b.msm->acquire();  // order 2
+      msm_slot = slots.msm.acquire();  // order 2
     }
-    SlotHold msm_hold(*b.msm, msm_slot);
+    SlotHold msm_hold(slots.msm, msm_slot);
     {
       Span s(*this, b, w, "wait-slots", task);
-      stage_slot = b.stage->acquire();  // order 3
+      stage_slot = slots.stage.acquire();  // order 3
     }
-    SlotHold stage_hold(*b.stage, stage_slot);
+    SlotHold stage_hold(slots.stage, stage_slot);
     Proof proof;
     if (config.interlock == Interlock::single) {
       // The ablation: one lock from the upload through the wait for the device.
@@ -350,9 +370,9 @@ struct Engine::Impl {
     PartitionResult result;
     PartitionTask task;
     task.job = job.id;
-    task.partition = p;
-    task.partitions = job.spec.witnesses.size();
-    task.key = job.spec.key.get();
+    task.partition = job.spec.partition_base + p;
+    task.partitions = job.spec.partition_base + job.spec.witnesses.size();
+    task.key = job.spec.key;
     task.witness = job.spec.witnesses[p].get();
     task.randomizers = job.randomizers[p];
     if (job.abort.load() != int(Abort::none)) {
@@ -378,6 +398,7 @@ struct Engine::Impl {
     } budget_hold{budget, task.host_bytes};
 
     std::string errors;
+    std::exception_ptr last_error;  // the failure that decides the partition's outcome
     bool proved = false;
     bool healthy = b.backend->healthy();
     for (int attempt = 0; healthy && attempt <= config.max_retries; ++attempt) {
@@ -391,12 +412,14 @@ struct Engine::Impl {
         break;
       } catch (const BackendError& e) {
         errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        last_error = std::current_exception();
         std::lock_guard lock(b.stats_mu);
         ++b.errors;
         if (!e.retryable()) break;
         if (attempt < config.max_retries) ++b.retries;
       } catch (const std::exception& e) {  // not the device's fault (e.g. a bad witness): no retry
         errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        last_error = std::current_exception();
         std::lock_guard lock(b.stats_mu);
         ++b.errors;
         break;
@@ -416,6 +439,7 @@ struct Engine::Impl {
           ++b.fallbacks;
         } catch (const std::exception& e) {
           errors += std::string("; cpu fallback: ") + e.what();
+          last_error = std::current_exception();
         }
       }
     }
@@ -432,6 +456,7 @@ struct Engine::Impl {
     } else {
       result.status = JobStatus::failed;
       result.error = errors;
+      result.exception = last_error ? last_error : std::make_exception_ptr(std::runtime_error(errors));
     }
     end_partition(job, p, std::move(result));
   }
@@ -538,8 +563,6 @@ Engine::Engine(std::vector<Backend*> backends, EngineConfig config) : impl_(std:
     auto ctx = std::make_unique<Impl::BackendCtx>();
     ctx->backend = dev;
     ctx->index = int(i);
-    ctx->stage = std::make_unique<SlotPool>(dev->stage_slots());
-    ctx->msm = std::make_unique<SlotPool>(dev->msm_slots());
     for (int w = 0; w < e.config.gw; ++w) ctx->workers.push_back(std::make_unique<Impl::WorkerInfo>());
     ctx->forbidden_at_start = dev->device_calls().forbidden();
     e.backends.push_back(std::move(ctx));
@@ -563,7 +586,9 @@ JobHandle Engine::submit(JobSpec spec) {
     if (!spec.witnesses[p]) throw std::invalid_argument("engine: partition " + std::to_string(p) + " has no witness");
   auto job = std::make_shared<JobState>();
   const std::size_t n = spec.witnesses.size();
-  job->randomizers = randomizers_from_seed(spec.seed, n);
+  if (!spec.randomizers.empty() && spec.randomizers.size() != n)
+    throw std::invalid_argument(fmt::format("engine: {} randomiser pair(s) for {} partition(s)", spec.randomizers.size(), n));
+  job->randomizers = spec.randomizers.empty() ? randomizers_from_seed(spec.seed, n) : spec.randomizers;
   job->spec = std::move(spec);
   job->parts.resize(n);
   job->remaining = n;
@@ -795,8 +820,12 @@ std::string Engine::describe_state() const {
   out += fmt::format("partitions ended: {} (ok {}, failed {}, cancelled {})\n", e.ended.load(), e.ok.load(),
                      e.failed.load(), e.cancelled.load());
   for (const auto& b : e.backends) {
-    out += fmt::format("backend {} ({}): stage slots {}, msm slots {}, healthy={}\n", b->index, b->backend->name(),
-                       b->stage->describe(), b->msm->describe(), b->backend->healthy());
+    out += fmt::format("backend {} ({}): healthy={}\n", b->index, b->backend->name(), b->backend->healthy());
+    {
+      std::lock_guard lock(b->domains_mu);
+      for (const auto& [id, d] : b->domains)
+        out += fmt::format("  slot domain {}: stage slots {}, msm slots {}\n", id, d->stage.describe(), d->msm.describe());
+    }
     for (std::size_t w = 0; w < b->workers.size(); ++w)
       out += fmt::format("  worker {}: {} (job {} partition {})\n", w, b->workers[w]->doing.load(),
                          b->workers[w]->job.load(), b->workers[w]->partition.load());

@@ -553,6 +553,13 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   return v;
 }
 
+uint64_t parse_budget(std::string_view text) {
+  if (text == "card") return 0;
+  const uint64_t bytes = parse_byte_size(text);
+  if (bytes == 0) throw std::invalid_argument("a budget of 0 bytes (write 'card' for the whole card)");
+  return bytes;
+}
+
 std::string format_bytes(uint64_t b) {
   if (b >= kGiB) return fmt::format("{:.2f} GiB", double(b) / double(kGiB));
   if (b >= kMiB) return fmt::format("{:.2f} MiB", double(b) / double(kMiB));

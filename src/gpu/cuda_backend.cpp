@@ -1,18 +1,35 @@
-// CudaBackend: the engine's phases on gpu::Prover (cuda_backend.hpp).
+// CudaBackend: the engine's phases on the gpu::Prover of each resident key (cuda_backend.hpp).
 #include "proofpipe/gpu/cuda_backend.hpp"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <utility>
 
 namespace pp::gpu {
 
+struct CudaBackend::Resident {
+  // Declared before the prover so that the key outlives it (a streamed prover unpins the key's
+  // host copy when it goes).
+  std::shared_ptr<const ProvingKey> key;
+  std::unique_ptr<Prover> prover;
+  uint64_t domain = 0;
+  std::atomic<int> in_flight{0};
+};
+
 namespace {
 
 struct GpuPrepared final : engine::Prepared {
+  std::shared_ptr<CudaBackend::Resident> res;  // keeps the key's prover alive while in flight
+  Prover::PartitionPtr part;
   uint64_t job = 0;
   std::size_t partition = 0;
-  Prover::PartitionPtr part;
+  ~GpuPrepared() override {
+    part.reset();
+    if (res) res->in_flight.fetch_sub(1);
+  }
 };
 
 GpuPrepared& as_gpu(engine::Prepared& p) {
@@ -20,10 +37,34 @@ GpuPrepared& as_gpu(engine::Prepared& p) {
   if (g == nullptr) throw engine::BackendError("CudaBackend: a partition prepared by another backend", false);
   return *g;
 }
+const GpuPrepared& as_gpu(const engine::Prepared& p) { return as_gpu(const_cast<engine::Prepared&>(p)); }
+
+void add(GpuTimes& sum, const GpuTimes& t) {
+  sum.upload += t.upload;
+  sum.ntt += t.ntt;
+  sum.msm_h += t.msm_h;
+  sum.msm_l += t.msm_l;
+  sum.msm_a += t.msm_a;
+  sum.msm_b_g1 += t.msm_b_g1;
+  sum.msm_b_g2 += t.msm_b_g2;
+  sum.compute += t.compute;
+}
 
 }  // namespace
 
-CudaBackend::CudaBackend(std::string name, Prover& prover) : name_(std::move(name)), prover_(prover) {}
+CudaBackend::CudaBackend(const CudaBackendConfig& config) : config_(config), name_(fmt::format("gpu{}", config.device)) {
+  if (config_.gw < 1) throw std::invalid_argument(name_ + ": gw must be at least 1");
+  const uint64_t card = device_memory(config_.device);
+  if (card <= engine::kDefaultReserve) throw std::invalid_argument(name_ + ": the device reports no usable memory");
+  const uint64_t usable = card - engine::kDefaultReserve;
+  if (config_.budget > usable)
+    throw std::invalid_argument(fmt::format("{}: the budget {} exceeds the card's {} less the reserve {}", name_,
+                                            engine::format_bytes(config_.budget), engine::format_bytes(card),
+                                            engine::format_bytes(engine::kDefaultReserve)));
+  capacity_ = config_.budget ? config_.budget : usable;
+}
+
+CudaBackend::~CudaBackend() = default;
 
 template <class Fn>
 auto CudaBackend::guarded(const char* phase, Fn&& fn) -> decltype(fn()) {
@@ -34,34 +75,104 @@ auto CudaBackend::guarded(const char* phase, Fn&& fn) -> decltype(fn()) {
     // (slot, state) is a bug of the caller and fails only this partition.
     if (e.status().code == Code::cuda_error) healthy_ = false;
     throw engine::BackendError(name_ + ": " + phase + ": " + e.what(), false);
-  } catch (const std::invalid_argument& e) {
-    throw engine::BackendError(name_ + ": " + phase + ": " + e.what(), false);
   }
 }
 
+std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_ptr<const ProvingKey>& key,
+                                                            const Densities& densities) {
+  auto find = [&]() -> std::shared_ptr<Resident> {
+    std::lock_guard lock(mu_);
+    for (auto it = keys_.begin(); it != keys_.end(); ++it) {
+      if ((*it)->key.get() != key.get()) continue;
+      keys_.splice(keys_.begin(), keys_, it);  // most recently used first
+      return keys_.front();
+    }
+    return nullptr;
+  };
+  if (auto r = find()) return r;
+  std::lock_guard load(load_mu_);
+  if (auto r = find()) return r;  // another worker loaded it while this one waited
+  for (;;) {
+    uint64_t used = 0;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& r : keys_) used += r->prover->plan().arena_bytes;
+    }
+    const uint64_t room = capacity_ > used ? capacity_ - used : 0;
+    try {
+      if (room == 0) throw engine::PlanError(name_ + ": no device memory left for another key", 0, 1);
+      ProverConfig pc;
+      pc.device = config_.device;
+      pc.budget = room;
+      pc.gw = config_.gw;
+      pc.srs = config_.srs;
+      pc.pinned_staging = config_.pinned_staging;
+      pc.calls = &calls_;
+      auto r = std::make_shared<Resident>();
+      r->key = key;
+      r->prover = std::make_unique<Prover>(*key, densities, pc);
+      r->domain = next_domain_.fetch_add(1);
+      key_loads_.fetch_add(1);
+      std::lock_guard lock(mu_);
+      keys_.push_front(r);
+      return r;
+    } catch (const engine::PlanError& e) {
+      // Make room: drop the least recently used key that no partition is using, then plan again.
+      std::shared_ptr<Resident> idle;
+      {
+        std::lock_guard lock(mu_);
+        for (auto it = keys_.rbegin(); it != keys_.rend(); ++it) {
+          if (it->use_count() == 1 && (*it)->in_flight.load() == 0) {
+            idle = *it;
+            keys_.erase(std::next(it).base());
+            break;
+          }
+        }
+      }
+      if (!idle) {
+        throw engine::PlanError(fmt::format("{}: the key does not fit in the {} left of {} (other keys in use): {}", name_,
+                                            engine::format_bytes(room), engine::format_bytes(capacity_), e.what()),
+                                e.budget(), e.minimum());
+      }
+      evictions_.fetch_add(1);
+      idle.reset();  // frees its arena (waits for nothing: it has no work in flight)
+    }
+  }
+}
+
+uint64_t CudaBackend::host_bytes(const engine::PartitionTask& task) const { return engine::Backend::host_bytes(task); }
+
 std::unique_ptr<engine::Prepared> CudaBackend::prepare(const engine::PartitionTask& task) {
-  return guarded("prepare", [&]() -> std::unique_ptr<engine::Prepared> {
-    if (task.witness == nullptr) throw std::invalid_argument("no witness");
-    auto g = std::make_unique<GpuPrepared>();
-    g->job = task.job;
-    g->partition = task.partition;
-    g->part = prover_.prepare(*task.witness, task.randomizers, task.partition);
-    return g;
-  });
+  if (task.witness == nullptr || !task.key) throw std::invalid_argument(name_ + ": a partition without key or witness");
+  auto g = std::make_unique<GpuPrepared>();
+  g->res = guarded("key load", [&] { return acquire(task.key, task.witness->densities); });
+  g->res->in_flight.fetch_add(1);
+  g->job = task.job;
+  g->partition = task.partition;
+  g->part = guarded("prepare", [&] { return g->res->prover->prepare(*task.witness, task.randomizers, task.partition); });
+  return g;
+}
+
+engine::SlotDomain CudaBackend::slot_domain(const engine::Prepared& p) const {
+  const Resident& r = *as_gpu(p).res;
+  const engine::MemoryPlan& plan = r.prover->plan();
+  return {r.domain, plan.stage_slots, plan.msm_slots};
 }
 
 void CudaBackend::stage(engine::Prepared& p, int stage_slot, int msm_slot) {
-  guarded("stage", [&] { prover_.stage(*as_gpu(p).part, stage_slot, msm_slot); });
+  GpuPrepared& g = as_gpu(p);
+  guarded("stage", [&] { g.res->prover->stage(*g.part, stage_slot, msm_slot); });
 }
 
 void CudaBackend::compute(engine::Prepared& p) {
-  guarded("compute", [&] { prover_.compute(*as_gpu(p).part); });
+  GpuPrepared& g = as_gpu(p);
+  guarded("compute", [&] { g.res->prover->compute(*g.part); });
 }
 
 Proof CudaBackend::finish(engine::Prepared& p) {
   GpuPrepared& g = as_gpu(p);
   GpuTimes t;
-  Proof proof = guarded("finish", [&] { return prover_.finish(*g.part, &t); });
+  Proof proof = guarded("finish", [&] { return g.res->prover->finish(*g.part, &t); });
   for (const GpuTimes::Span& s : t.spans) {
     engine::DeviceInterval iv;
     iv.queue = s.queue;
@@ -75,7 +186,62 @@ Proof CudaBackend::finish(engine::Prepared& p) {
     iv.end = at(s.end_ms);
     timeline_.record(std::move(iv));
   }
+  std::function<void(uint64_t, std::size_t, const GpuTimes&)> hook;
+  {
+    std::lock_guard lock(mu_);
+    add(times_, t);
+    hook = on_times_;
+  }
+  if (hook) hook(g.job, g.partition, t);
   return proof;
+}
+
+bool CudaBackend::preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why) {
+  try {
+    guarded("key load", [&] { return acquire(key, densities); });
+    return true;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return false;
+  }
+}
+
+bool CudaBackend::evict(const ProvingKey* key) {
+  std::shared_ptr<Resident> gone;
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(keys_.begin(), keys_.end(), [&](const auto& r) { return r->key.get() == key; });
+    if (it == keys_.end()) return false;
+    gone = std::move(*it);
+    keys_.erase(it);
+  }
+  evictions_.fetch_add(1);
+  // Freed here unless partitions are in flight: then by the last of them, when it ends.
+  gone.reset();
+  return true;
+}
+
+std::vector<ResidentKey> CudaBackend::resident() const {
+  std::lock_guard lock(mu_);
+  std::vector<ResidentKey> out;
+  for (const auto& r : keys_)
+    out.push_back({r->key.get(), r->prover->plan().srs, r->prover->plan().arena_bytes, r->in_flight.load()});
+  return out;
+}
+
+bool CudaBackend::is_resident(const ProvingKey* key) const {
+  std::lock_guard lock(mu_);
+  return std::any_of(keys_.begin(), keys_.end(), [&](const auto& r) { return r->key.get() == key; });
+}
+
+GpuTimes CudaBackend::totals() const {
+  std::lock_guard lock(mu_);
+  return times_;
+}
+
+void CudaBackend::set_on_times(std::function<void(uint64_t, std::size_t, const GpuTimes&)> fn) {
+  std::lock_guard lock(mu_);
+  on_times_ = std::move(fn);
 }
 
 }  // namespace pp::gpu

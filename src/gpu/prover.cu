@@ -10,13 +10,13 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <string>
 #include <vector>
 
 #include "cuda_status.cuh"
 #include "proofpipe/ec/fixed_base.hpp"
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/gpu/cuda_backend.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/gpu/prover.hpp"
@@ -131,6 +131,13 @@ int device_count() {
   return n;
 }
 
+uint64_t device_memory(int device) {
+  check(cudaSetDevice(device), "device_memory: cudaSetDevice");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "device_memory: cudaMemGetInfo");  // start-up only
+  return total_bytes;
+}
+
 ProvingKey key_points(const KeyScalars& ks, int device) {
   check(cudaSetDevice(device), "key_points: cudaSetDevice");
   ProvingKey pk = key_skeleton(ks);
@@ -182,19 +189,24 @@ struct Prover::Impl {
   NttTables tables{};
   Fr h_factor;
   // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
-  engine::DeviceCalls calls;
+  engine::DeviceCalls own_calls;
+  engine::DeviceCalls* calls = &own_calls;
   bool started = false;
 
   void rt(DeviceCall kind, cudaError_t e, const char* where) {
-    if (started) calls.count(kind);
+    if (started) calls->count(kind);
     check(e, where);
   }
+  // Engine workers are plain threads: each phase makes this prover's GPU current first (a
+  // thread-local setting, no device work).
+  void use_device() const { check(cudaSetDevice(config.device), "GPU prover: cudaSetDevice"); }
 
   Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() {
-  // Start-up and shutdown may wait; proving never does.
+  // Start-up and shutdown may wait; proving never does. The last owner may be any thread.
+  cudaSetDevice(config.device);
   if (compute) cudaStreamSynchronize(compute);
   if (copy) cudaStreamSynchronize(copy);
   if (srs) cudaStreamSynchronize(srs);
@@ -243,7 +255,14 @@ struct Prover::Impl {
   void pin(const void* p, std::size_t bytes) {
     if (bytes == 0) return;
     void* q = const_cast<void*>(p);
-    rt(DeviceCall::host_register, cudaHostRegister(q, bytes, cudaHostRegisterDefault), "GPU prover: pinning the SRS host copy");
+    // Portable: the provers of the same key on other GPUs use the same pinned pages. A copy that
+    // another prover pinned first is pinned already; that prover unregisters it.
+    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterPortable);
+    if (e == cudaErrorHostMemoryAlreadyRegistered) {
+      cudaGetLastError();
+      return;
+    }
+    rt(DeviceCall::host_register, e, "GPU prover: pinning the SRS host copy");
     pinned.emplace_back(q, bytes);
   }
 
@@ -383,6 +402,7 @@ struct Prover::Impl {
 Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config)
     : impl_(std::make_unique<Impl>(pk, densities, config)) {
   Impl& m = *impl_;
+  if (config.calls) m.calls = config.calls;
   m.num_inputs = pk.vk.ic.size();
   m.num_aux = pk.l.size();
   m.a_vars = query_variables(m.num_inputs, nullptr, m.num_aux, densities.a_aux);
@@ -467,7 +487,8 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
 Prover::~Prover() = default;
 
 const engine::MemoryPlan& Prover::plan() const { return impl_->plan; }
-engine::DeviceCalls& Prover::device_calls() { return impl_->calls; }
+engine::DeviceCalls& Prover::device_calls() { return *impl_->calls; }
+int Prover::device() const { return impl_->config.device; }
 
 void Prover::PartitionDeleter::operator()(Partition* p) const { delete p; }
 
@@ -514,6 +535,7 @@ void Prover::stage(Partition& p, int ss, int ms) {
                                    std::to_string(ms) + " outside the plan's " + std::to_string(m.plan.stage_slots) +
                                    " / " + std::to_string(m.plan.msm_slots)));
   if (p.staged) throw GpuError(Status::invalid("GPU prover: partition staged twice"));
+  m.use_device();
   const Witness& w = *p.w;
   const std::size_t n = p.domain.size();
   auto& ev = m.marks[std::size_t(ms)];
@@ -578,6 +600,7 @@ void Prover::stage(Partition& p, int ss, int ms) {
 void Prover::compute(Partition& p) {
   Impl& m = *impl_;
   if (!p.staged || p.computed) throw GpuError(Status::invalid("GPU prover: compute() needs a staged partition"));
+  m.use_device();
   try {
     enqueue_compute(p);
   } catch (...) {
@@ -695,6 +718,7 @@ void Prover::enqueue_compute(Partition& p) {
 Proof Prover::finish(Partition& p, GpuTimes* times) {
   Impl& m = *impl_;
   if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
+  m.use_device();
   const int ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
   m.rt(DeviceCall::event_synchronize, cudaEventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
@@ -734,52 +758,6 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
                     {"compute", "msm_b_g2", before(kB1), 0.0}};
   }
   return assemble_proof(m.pk.vk, sums, p.rs);
-}
-
-std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times) {
-  const std::vector<Randomizers> rs = randomizers_from_seed(seed, witnesses.size());
-  return prove(witnesses, rs, times);
-}
-
-std::vector<Proof> Prover::prove(std::span<const Witness> witnesses, std::span<const Randomizers> rs,
-                                 std::vector<GpuTimes>* times, const std::function<void(std::size_t)>& on_partition) {
-  if (rs.size() != witnesses.size())
-    throw std::invalid_argument("GPU prover: " + std::to_string(rs.size()) + " randomiser pair(s) for " +
-                                std::to_string(witnesses.size()) + " partition(s)");
-  const std::size_t n = witnesses.size();
-  const int stage_slots = impl_->plan.stage_slots, msm_slots = impl_->plan.msm_slots;
-  std::vector<Proof> proofs(n);
-  if (times) times->assign(n, GpuTimes{});
-  // A small pipeline: partition i+1 is prepared on a CPU thread while i is staged and computed;
-  // a partition's msm slot is reused once finish() has read its sums, the stage slot once the
-  // device has passed its H MSM (stream-ordered inside stage()).
-  std::vector<PartitionPtr> parts(n);
-  auto prep = [&](std::size_t i) { return std::async(std::launch::async, [&, i] { return prepare(witnesses[i], rs[i], i); }); };
-  std::future<PartitionPtr> next;
-  if (n > 0) next = prep(0);
-  std::size_t finished = 0;
-  try {
-    for (std::size_t i = 0; i < n; ++i) {
-      parts[i] = next.get();
-      if (i + 1 < n) next = prep(i + 1);
-      for (; finished + std::size_t(msm_slots) <= i; ++finished) {
-        proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
-        parts[finished].reset();
-        if (on_partition) on_partition(finished);
-      }
-      stage(*parts[i], int(i % std::size_t(stage_slots)), int(i % std::size_t(msm_slots)));
-      compute(*parts[i]);
-    }
-    for (; finished < n; ++finished) {
-      proofs[finished] = finish(*parts[finished], times ? &(*times)[finished] : nullptr);
-      parts[finished].reset();
-      if (on_partition) on_partition(finished);
-    }
-  } catch (...) {
-    if (next.valid()) next.wait();
-    throw;
-  }
-  return proofs;
 }
 
 }  // namespace pp::gpu

@@ -77,13 +77,13 @@ Domain key_domain(const ProvingKey& pk, std::size_t rows, const std::string& whe
   if (pk.convention.h_basis == HBasis::bellman) {
     const Domain domain = Domain::at_least(rows, g);
     if (pk.h.size() != domain.size() - 1)
-      throw std::invalid_argument(where + "the H query has " + std::to_string(pk.h.size()) + " points, expected " +
+      throw WitnessError(where + "the H query has " + std::to_string(pk.h.size()) + " points, expected " +
                                   std::to_string(domain.size() - 1) + " (witness and proving key do not match)");
     return domain;
   }
   const std::size_t n = pk.h.size();
   if (n < 2 || (n & (n - 1)) != 0 || rows > n)
-    throw std::invalid_argument(where + "the H query has " + std::to_string(n) +
+    throw WitnessError(where + "the H query has " + std::to_string(n) +
                                 " points: not a power of two holding the " + std::to_string(rows) +
                                 " rows (witness and proving key do not match)");
   return Domain(std::countr_zero(n), g);
@@ -142,14 +142,14 @@ std::string partition_name(std::size_t part) { return "partition " + std::to_str
 
 Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   if (z.size() != r1cs.num_variables())
-    throw std::invalid_argument("assignment has " + std::to_string(z.size()) + " values, the circuit has " +
+    throw WitnessError("assignment has " + std::to_string(z.size()) + " values, the circuit has " +
                                 std::to_string(r1cs.num_variables()) + " variables");
-  if (!z[0].is_one()) throw std::invalid_argument("assignment: z[0] must be 1");
+  if (!z[0].is_one()) throw WitnessError("assignment: z[0] must be 1");
   Evaluations ev = evaluate(r1cs, z);
   const std::size_t m0 = r1cs.num_constraints();
   for (std::size_t k = 0; k < m0; ++k)
     if (ev.a[k] * ev.b[k] != ev.c[k])
-      throw std::invalid_argument("the assignment does not satisfy constraint " + std::to_string(k));
+      throw WitnessError("the assignment does not satisfy constraint " + std::to_string(k));
   Witness w;
   w.a = std::move(ev.a);
   w.b = std::move(ev.b);
@@ -171,14 +171,14 @@ Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
   auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
     if (got != want)
-      throw std::invalid_argument(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
+      throw WitnessError(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
                                   std::to_string(want) + " (witness and proving key do not match)");
   };
   expect("the input assignment", num_inputs, pk.vk.ic.size(), "values");
   expect("the aux assignment", num_aux, pk.l.size(), "values");
   expect("b", w.b.size(), w.a.size(), "values");
   expect("c", w.c.size(), w.a.size(), "values");
-  if (num_inputs == 0 || !w.input[0].is_one()) throw std::invalid_argument(where + "input[0] must be 1");
+  if (num_inputs == 0 || !w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
   const Densities& d = w.densities;
   expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
   expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
@@ -198,7 +198,7 @@ Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
       },
       [](std::size_t x, std::size_t y) { return std::min(x, y); });
   if (bad < rows)
-    throw std::invalid_argument(where + "a·b != c at constraint " + std::to_string(bad) +
+    throw WitnessError(where + "a·b != c at constraint " + std::to_string(bad) +
                                 " (the witness does not satisfy the circuit)");
   return domain;
 }

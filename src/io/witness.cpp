@@ -3,9 +3,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <limits>
 #include <stdexcept>
 
 namespace pp {
@@ -166,11 +175,168 @@ Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name) {
   return w;
 }
 
+uint64_t witness_file_bytes(uint64_t rows, uint64_t inputs, uint64_t aux) {
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() / 64;
+  if (rows > limit || inputs > limit || aux > limit) return 0;
+  const uint64_t scalars = 3 * rows + inputs + aux;
+  if (scalars > limit) return 0;
+  return kHeaderBytes + scalars * kScalarBytes + (2 * words_for(aux) + words_for(inputs)) * 8;
+}
+
+namespace {
+
+// An open file read with pread (thread-safe: no shared offset).
+class File {
+ public:
+  explicit File(const std::filesystem::path& path) : name_(path.string()) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error(name_ + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      ::close(fd_);
+      throw std::runtime_error(name_ + ": cannot stat (" + std::strerror(errno) + ")");
+    }
+    size_ = uint64_t(st.st_size);
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~File() { ::close(fd_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  uint64_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+  // Exactly n bytes at offset (short reads continued), else std::runtime_error.
+  void read(void* out, uint64_t n, uint64_t offset) const {
+    auto* p = static_cast<char*>(out);
+    while (n > 0) {
+      const ssize_t got = ::pread(fd_, p, std::size_t(std::min<uint64_t>(n, uint64_t(1) << 30)), off_t(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0)
+        throw std::runtime_error(name_ + ": read failed at byte offset " + std::to_string(offset) + " (" +
+                                 (got < 0 ? std::strerror(errno) : "unexpected end of file") + ")");
+      p += got;
+      n -= uint64_t(got);
+      offset += uint64_t(got);
+    }
+  }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+WitnessHeader header_of(const File& f) {
+  uint8_t head[kHeaderBytes];
+  if (f.size() < kHeaderBytes) {
+    // Too short for a header: the byte parser gives the exact message.
+    std::vector<uint8_t> bytes(f.size());
+    if (!bytes.empty()) f.read(bytes.data(), bytes.size(), 0);
+    parse_witness(bytes, f.name());
+  }
+  f.read(head, kHeaderBytes, 0);
+  Reader in(std::span<const uint8_t>(head, kHeaderBytes), f.name());
+  in.magic();
+  WitnessHeader h;
+  h.rows = in.u64("header");
+  h.inputs = in.u64("header");
+  h.aux = in.u64("header");
+  if (h.inputs == 0) in.fail("header: the input count must include the constant one");
+  if (h.rows < h.inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  h.file_bytes = f.size();
+  return h;
+}
+
+// Scalars [0, count) of a section at byte offset `at`, read in blocks on every core and
+// converted to Montgomery form; the first non-canonical one is reported as parse_witness does.
+void read_scalars(const File& f, uint64_t at, std::vector<Fr>& out, uint64_t count, const char* section) {
+  out.resize(count);
+  constexpr uint64_t kBlock = uint64_t(1) << 16;  // scalars per read: 2 MiB
+  const uint64_t blocks = (count + kBlock - 1) / kBlock;
+  std::atomic<uint64_t> first_bad{count};
+  tbb::enumerable_thread_specific<std::vector<uint8_t>> buffers;
+  tbb::parallel_for(uint64_t(0), blocks, [&](uint64_t b) {
+    const uint64_t lo = b * kBlock, n = std::min(kBlock, count - lo);
+    std::vector<uint8_t>& buf = buffers.local();
+    buf.resize(kBlock * kScalarBytes);
+    f.read(buf.data(), n * kScalarBytes, at + lo * kScalarBytes);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (out[lo + i].from_bytes_le(buf.data() + i * kScalarBytes)) continue;
+      uint64_t seen = first_bad.load();
+      while (lo + i < seen && !first_bad.compare_exchange_weak(seen, lo + i)) {
+      }
+      break;
+    }
+  });
+  const uint64_t bad = first_bad.load();
+  if (bad < count)
+    throw std::runtime_error(f.name() + ": " + section + "[" + std::to_string(bad) +
+                             "] is not a canonical scalar (>= r) (byte offset " + std::to_string(at + bad * kScalarBytes) +
+                             ")");
+}
+
+}  // namespace
+
+WitnessHeader read_witness_header(const std::filesystem::path& path) {
+  const File f(path);
+  WitnessHeader h = header_of(f);
+  const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
+  if (want == 0 || want != f.size())
+    throw std::runtime_error(f.name() + ": the header's counts (" + std::to_string(h.rows) + " rows, " +
+                             std::to_string(h.inputs) + " inputs, " + std::to_string(h.aux) + " aux) need " +
+                             (want ? std::to_string(want) : std::string("more than 2^64")) + " bytes, the file has " +
+                             std::to_string(f.size()));
+  return h;
+}
+
 Witness read_witness(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error(path.string() + ": cannot open");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return parse_witness(bytes, path.string());
+  const File f(path);
+  const WitnessHeader h = header_of(f);
+  const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
+  if (want == 0 || want != f.size()) {
+    // Truncated, or trailing bytes: the byte parser finds and names the exact place. Such a file
+    // is either short or carries more than its counts say, so reading it whole is bounded by the
+    // file's own size.
+    std::vector<uint8_t> bytes(f.size());
+    f.read(bytes.data(), bytes.size(), 0);
+    parse_witness(bytes, f.name());
+    throw std::runtime_error(f.name() + ": size does not match the header");  // parse_witness throws first
+  }
+  Witness w;
+  uint64_t at = kHeaderBytes;
+  struct Section {
+    std::vector<Fr>* v;
+    uint64_t n;
+    const char* name;
+  };
+  for (const Section& s : {Section{&w.a, h.rows, "a"}, Section{&w.b, h.rows, "b"}, Section{&w.c, h.rows, "c"},
+                           Section{&w.input, h.inputs, "input"}, Section{&w.aux, h.aux, "aux"}}) {
+    read_scalars(f, at, *s.v, s.n, s.name);
+    at += s.n * kScalarBytes;
+  }
+  // The densities are small: read them and let the byte parser's rules check them.
+  const uint64_t tail = f.size() - at;
+  std::vector<uint8_t> rest(tail);
+  if (tail) f.read(rest.data(), tail, at);
+  auto words = [&](uint64_t& pos, uint64_t n) {
+    std::vector<uint64_t> v(n);
+    for (auto& x : v) {
+      x = 0;
+      for (int i = 7; i >= 0; --i) x = (x << 8) | rest[pos + uint64_t(i)];
+      pos += 8;
+    }
+    return v;
+  };
+  uint64_t pos = 0;
+  w.densities.a_aux = words(pos, words_for(h.aux));
+  w.densities.b_input = words(pos, words_for(h.inputs));
+  w.densities.b_aux = words(pos, words_for(h.aux));
+  const Reader at_end(std::span<const uint8_t>(rest.data(), rest.size()), f.name());
+  check_padding(at_end, w.densities.a_aux, h.aux, "a_aux density");
+  check_padding(at_end, w.densities.b_input, h.inputs, "b_input density");
+  check_padding(at_end, w.densities.b_aux, h.aux, "b_aux density");
+  if (!w.input[0].is_one())
+    throw std::runtime_error(f.name() + ": input[0] must be 1 (byte offset " + std::to_string(f.size()) + ")");
+  return w;
 }
 
 std::string proof_to_json(const Proof& proof) {

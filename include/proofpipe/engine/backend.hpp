@@ -127,7 +127,7 @@ struct PartitionTask {
   uint64_t job = 0;
   std::size_t partition = 0;   // index within the job
   std::size_t partitions = 0;  // of the job
-  const ProvingKey* key = nullptr;
+  std::shared_ptr<const ProvingKey> key;  // the job's key: a backend proves against this one
   const Witness* witness = nullptr;
   Randomizers randomizers;         // r, s: randomizers_from_seed(job seed, partitions)[partition]
   int attempt = 0;           // 0 first, 1.. retries
@@ -138,6 +138,15 @@ struct PartitionTask {
 class Prepared {
  public:
   virtual ~Prepared() = default;
+};
+
+// The slots a prepared partition draws from. A backend whose device memory is cut into one
+// arena has one domain (id 0, the default); a backend that keeps several keys resident has one
+// arena, hence one set of stage and msm slots, per key, each its own domain. The engine keeps one
+// pair of slot pools per (backend, domain id); a domain's counts never change.
+struct SlotDomain {
+  uint64_t id = 0;
+  int stage_slots = 1, msm_slots = 1;
 };
 
 class Backend {
@@ -151,6 +160,8 @@ class Backend {
   // host budget before prepare(). The default counts the witness's vectors.
   virtual uint64_t host_bytes(const PartitionTask& task) const;
   virtual std::unique_ptr<Prepared> prepare(const PartitionTask& task) = 0;
+  // The slots the prepared partition needs (asked after prepare(), before any slot is taken).
+  virtual SlotDomain slot_domain(const Prepared&) const { return {0, stage_slots(), msm_slots()}; }
   virtual void stage(Prepared& p, int stage_slot, int msm_slot) = 0;
   virtual void compute(Prepared& p) = 0;
   virtual Proof finish(Prepared& p) = 0;

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -61,6 +62,9 @@ struct PartitionResult {
   JobStatus status = JobStatus::pending;  // ok, failed or cancelled once done
   std::optional<Proof> proof;
   std::string error;    // why it failed (every attempt's error, joined)
+  // The exception that decided the failure (the last attempt's, or the CPU fallback's), kept as
+  // thrown so that a boundary (the C API) can map its type once; null unless failed.
+  std::exception_ptr exception;
   std::string where;    // backend name, or "cpu" for the fallback
   int attempts = 0;     // backend attempts made
 };
@@ -80,6 +84,11 @@ struct JobSpec {
   std::shared_ptr<const ProvingKey> key;
   std::vector<std::shared_ptr<const Witness>> witnesses;
   uint64_t seed = 0;  // r, s: randomizers_from_seed(seed, N) -> the proofs equal prove(key, witnesses, seed)
+  // Explicit r, s per partition (then seed is unused): empty, or one pair per witness.
+  std::vector<Randomizers> randomizers;
+  // Partition p is named partition_base + p to backends, in errors and in traces (a caller that
+  // submits the partitions of one proof as separate jobs keeps their numbers).
+  std::size_t partition_base = 0;
   // Called from a worker thread as each partition ends (ok, failed or cancelled).
   std::function<void(uint64_t job, std::size_t partition, const PartitionResult&)> on_partition;
 };

@@ -178,6 +178,9 @@ std::vector<std::string> plan_violations(const MemoryPlan& plan);
 // "16GiB", "141GB", "1.5 TiB", "4096", "512MiB": B, kB/KB, MB, GB, TB (powers of 1000),
 // KiB, MiB, GiB, TiB (powers of 1024), case-insensitive; std::invalid_argument otherwise.
 uint64_t parse_byte_size(std::string_view text);
+// A device budget as users write it: "card" (the card less the reserve: 0 in PlanRequest and
+// every config) or a byte size as parse_byte_size reads it, which must not be 0.
+uint64_t parse_budget(std::string_view text);
 // "12.00 GiB", "4.00 MiB", "256 B".
 std::string format_bytes(uint64_t bytes);
 

@@ -1,43 +1,106 @@
-// The GPU prover as a device of the pipelined engine (engine/backend.hpp): one CudaBackend per
-// GPU, its four phases the Prover's, its stage and msm slots the plan's. Errors become
-// BackendError: a witness that does not fit the key is not retryable; a CUDA error marks the
-// device unhealthy (the engine then proves that device's partitions on the CPU or fails them).
-// The device timeline comes from the Prover's CUDA events, anchored by a host callback.
+// One GPU as a device of the pipelined engine (engine/backend.hpp), with the keys it proves
+// resident: the first partition of a key on this GPU plans an arena for the key's shape within
+// what the GPU has left (engine/plan.hpp), uploads the SRS (or pins the host copy when the plan
+// streams it) and keeps it — one device copy per key per GPU — until evict() or the backend's
+// end. Each resident key is its own slot domain (its arena's stage and msm slots).
+//
+// Memory: the arenas of the resident keys together stay within the budget. When a new key does
+// not fit, idle keys (no partition in flight) are evicted, least recently used first; if it still
+// does not fit, the partition fails with a BackendError (the engine then proves it on the CPU).
+//
+// Errors become BackendError: a witness that does not fit the key is not retryable; a CUDA error
+// marks the device unhealthy (the engine then proves that device's partitions on the CPU or fails
+// them). The device timeline comes from the provers' CUDA events, anchored by a host callback.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <functional>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "proofpipe/engine/backend.hpp"
 #include "proofpipe/gpu/prover.hpp"
 
 namespace pp::gpu {
 
+struct CudaBackendConfig {
+  int device = 0;
+  uint64_t budget = 0;  // bytes all resident keys' arenas may use together; 0: the card less the reserve
+  int gw = 2;           // the engine's workers per GPU: each key's plan provides slots for them
+  engine::SrsPlacement srs = engine::SrsPlacement::automatic;
+  bool pinned_staging = true;
+};
+
+// A resident key on this GPU, as the backend reports it.
+struct ResidentKey {
+  const ProvingKey* key = nullptr;
+  engine::SrsPlacement srs = engine::SrsPlacement::resident;
+  uint64_t arena_bytes = 0;
+  int partitions_in_flight = 0;
+};
+
 class CudaBackend final : public engine::Backend {
  public:
-  // The prover (and the key it was made for) must outlive the backend.
-  CudaBackend(std::string name, Prover& prover);
+  explicit CudaBackend(const CudaBackendConfig& config);
+  ~CudaBackend() override;
 
   std::string name() const override { return name_; }
-  int stage_slots() const override { return prover_.plan().stage_slots; }
-  int msm_slots() const override { return prover_.plan().msm_slots; }
+  // Nominal counts (the default domain); every key's domain has its plan's counts.
+  int stage_slots() const override { return config_.gw; }
+  int msm_slots() const override { return config_.gw; }
+  uint64_t host_bytes(const engine::PartitionTask& task) const override;
   std::unique_ptr<engine::Prepared> prepare(const engine::PartitionTask& task) override;
+  engine::SlotDomain slot_domain(const engine::Prepared& p) const override;
   void stage(engine::Prepared& p, int stage_slot, int msm_slot) override;
   void compute(engine::Prepared& p) override;
   Proof finish(engine::Prepared& p) override;
   bool healthy() const override { return healthy_.load(); }
-  engine::DeviceCalls& device_calls() override { return prover_.device_calls(); }
+  engine::DeviceCalls& device_calls() override { return calls_; }
   engine::DeviceTimeline& timeline() override { return timeline_; }
+
+  // Loads `key` onto this GPU now (as the first partition would); densities are its circuit's.
+  // Returns false when it does not fit (message in *why).
+  bool preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why = nullptr);
+  // Drops this GPU's copy of `key`: the device memory is freed when its last partition in flight
+  // ends (at once when none is). False when the key is not resident here.
+  bool evict(const ProvingKey* key);
+  std::vector<ResidentKey> resident() const;
+  bool is_resident(const ProvingKey* key) const;
+  // SRS uploads (or pinnings, when streamed) made so far: one per key load.
+  uint64_t key_loads() const { return key_loads_.load(); }
+  uint64_t evictions() const { return evictions_.load(); }
+  // Summed GPU stage times of the partitions proved here (ms), from the provers' CUDA events.
+  GpuTimes totals() const;
+  // Called from finish() with each partition's GPU times (benchmarks print them).
+  void set_on_times(std::function<void(uint64_t job, std::size_t partition, const GpuTimes&)> fn);
+
+  struct Resident;  // a key's prover and its bookkeeping (cuda_backend.cpp)
 
  private:
   template <class Fn>
   auto guarded(const char* phase, Fn&& fn) -> decltype(fn());
+  std::shared_ptr<Resident> acquire(const std::shared_ptr<const ProvingKey>& key, const Densities& densities);
 
+  CudaBackendConfig config_;
   std::string name_;
-  Prover& prover_;
+  uint64_t capacity_ = 0;  // budget for all arenas together
   std::atomic<bool> healthy_{true};
+  engine::DeviceCalls calls_;
   engine::DeviceTimeline timeline_;
+  std::atomic<uint64_t> key_loads_{0}, evictions_{0}, next_domain_{1};
+
+  mutable std::mutex mu_;  // guards keys_, times_, on_times_; never held across device work
+  std::list<std::shared_ptr<Resident>> keys_;  // most recently used first
+  std::mutex load_mu_;                         // one key load at a time per GPU
+  GpuTimes times_;
+  std::function<void(uint64_t, std::size_t, const GpuTimes&)> on_times_;
 };
+
+// The card's memory in bytes (total, as cudaMemGetInfo reports it at start-up).
+uint64_t device_memory(int device);
 
 }  // namespace pp::gpu

@@ -92,6 +92,9 @@ struct ProverConfig {
   // One pinned host buffer per stage slot for a, b, c (and z with a resident SRS), allocated at
   // start-up ((3·2^lg + variables) · 32 bytes each): uploads at the link's speed.
   bool pinned_staging = true;
+  // Where the steady-state runtime calls are counted (a backend shares one counter among the
+  // provers of its device); null: the prover's own.
+  engine::DeviceCalls* calls = nullptr;
 };
 
 // GPU time of one partition's stages (ms, from CUDA events): upload on the copy stream, the rest
@@ -124,6 +127,7 @@ class Prover {
   const engine::MemoryPlan& plan() const;
   // CUDA runtime calls made since start-up, by kind (none of the forbidden kinds, by design).
   engine::DeviceCalls& device_calls();
+  int device() const;
 
   class Partition;  // one partition's host state, events and slots
   struct PartitionDeleter {
@@ -136,15 +140,6 @@ class Prover {
   void stage(Partition& p, int stage_slot, int msm_slot);
   void compute(Partition& p);
   Proof finish(Partition& p, GpuTimes* times = nullptr);
-
-  // The four phases for each witness, r and s as pp::prove(pk, witnesses, seed): partition i+1
-  // is prepared (CPU) and staged while partition i computes, as far as the plan's slots allow.
-  std::vector<Proof> prove(std::span<const Witness> witnesses, uint64_t seed, std::vector<GpuTimes>* times = nullptr);
-  // The same with the caller's r, s per partition; on_partition(i) runs on this thread after
-  // partition i's proof is done (an exception from it stops the batch, e.g. a cancel).
-  std::vector<Proof> prove(std::span<const Witness> witnesses, std::span<const Randomizers> randomizers,
-                           std::vector<GpuTimes>* times = nullptr,
-                           const std::function<void(std::size_t)>& on_partition = {});
 
  private:
   void enqueue_compute(Partition& p);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "proofpipe/ff/tower.hpp"
@@ -46,6 +47,14 @@ struct ProveTimings {
 // per-constraint evaluations including bellman's input constraints (a, b, c have
 // constraints + inputs entries), the input assignment (with the leading 1), the aux
 // assignment and the column densities.
+// A witness that does not fit its key or does not satisfy its circuit (sizes, densities, input[0],
+// a·b != c). Derives from std::invalid_argument; the C boundary maps it to PP_ERR_WITNESS, where
+// other invalid arguments (a key, a plan, a configuration) get their own codes.
+class WitnessError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 struct Witness {
   std::vector<Fr> a, b, c;
   std::vector<Fr> input;
@@ -53,7 +62,7 @@ struct Witness {
   Densities densities;
 };
 
-// Evaluates the circuit on z and appends the input constraints. Throws std::invalid_argument
+// Evaluates the circuit on z and appends the input constraints. Throws WitnessError
 // naming the first unsatisfied constraint, or when z has the wrong size or z[0] != 1.
 Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z);
 
@@ -99,7 +108,7 @@ struct MsmSums {
 // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
 Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs);
 // Checks a witness against the key as prove() does (sizes, densities, a·b = c at every row) and
-// returns the evaluation domain; std::invalid_argument naming `partition` otherwise.
+// returns the evaluation domain; WitnessError naming `partition` otherwise.
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t partition);
 
 // The verifying key with e(alpha, beta) computed once, so that each verification needs three

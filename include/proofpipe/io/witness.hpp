@@ -18,8 +18,20 @@ namespace pp {
 // the sizes, and throws std::runtime_error naming the file, the section, the index and the
 // byte offset of the first problem.
 void write_witness(const std::filesystem::path& path, const Witness& w);
+// Reads a file at the storage's speed: large positioned reads on every core (TBB), each block
+// converted and checked as it arrives. Same checks and messages as parse_witness.
 Witness read_witness(const std::filesystem::path& path);
 Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name);
+
+// The counts of a .ppw file, checked (magic, input count, rows >= inputs) together with the
+// file's size, which the counts fix: what a caller can check before reading the scalars.
+struct WitnessHeader {
+  uint64_t rows = 0, inputs = 0, aux = 0;
+  uint64_t file_bytes = 0;
+};
+WitnessHeader read_witness_header(const std::filesystem::path& path);
+// Bytes of a .ppw file with these counts; 0 when they overflow.
+uint64_t witness_file_bytes(uint64_t rows, uint64_t inputs, uint64_t aux);
 
 // A proof in snarkjs's proof.json shape (decimal affine coordinates, "protocol": "groth16",
 // "curve": "bls12381"), two-space indented.

@@ -1,0 +1,83 @@
+// The one proving engine of a process, as every entry point reaches it (the C API and through it
+// the CLI and the SupraSeal drop-in; later the daemon): engine::Engine over one CudaBackend per
+// chosen GPU (every visible GPU by default), gw workers each, the two tokens, retries and the CPU
+// fallback — or, without a GPU, over the CPU backend. Keys stay resident on the GPUs that proved
+// them (one device copy per key per GPU, planned by the memory planner) until evict().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proofpipe/engine/engine.hpp"
+#include "proofpipe/engine/plan.hpp"
+
+namespace pp::runtime {
+
+struct Config {
+  bool all_gpus = true;       // every visible GPU (gpus ignored)
+  std::vector<int> gpus;      // else these CUDA ordinals (empty: CPU only)
+  int gw = 2;                 // engine workers per GPU, 1 .. 64
+  uint64_t device_budget = 0; // bytes of each GPU the resident keys may use; 0: the card less the reserve
+  uint64_t host_budget = 0;   // bytes of host memory for partitions in flight; 0: unlimited
+  bool cpu_fallback = true;   // prove on the CPU when a GPU cannot; false: fail the job
+  int threads = 0;            // CPU prover threads; 0: every core
+  engine::SrsPlacement srs = engine::SrsPlacement::automatic;
+  engine::Interlock interlock = engine::Interlock::two;
+  bool trace = false;         // record every stage (traces, timelines)
+};
+
+// Stage times summed over every partition proved, in ms: the GPUs' (from CUDA events) and the
+// CPU prover's (own partitions and fallbacks).
+struct StageTimes {
+  double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
+  double gpu_upload = 0, gpu_compute = 0;  // copy-stream uploads; compute-stream busy time
+};
+
+struct KeyResidency {
+  int gpu = 0;
+  engine::SrsPlacement srs = engine::SrsPlacement::resident;
+  uint64_t arena_bytes = 0;
+};
+
+struct Stats {
+  engine::EngineStats engine;
+  int gpus = 0;
+  uint64_t key_loads = 0;      // SRS uploads (or pinnings, when streamed), all GPUs
+  uint64_t key_evictions = 0;  // device copies dropped (evict() and making room)
+  uint64_t partitions_on_cpu = 0;
+  StageTimes times;
+};
+
+class Runtime {
+ public:
+  // std::invalid_argument for a configuration this build or machine cannot serve (a GPU that is
+  // not visible, no GPU with cpu_fallback false, gw out of range, a budget above the card).
+  explicit Runtime(const Config& config);
+  ~Runtime();  // cancels what is still queued, waits for the workers
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  engine::JobHandle submit(engine::JobSpec spec);
+  bool cancel(uint64_t job);
+  void shutdown(engine::Shutdown how);
+
+  // Loads `key` onto every GPU now; false (why in *why) if some GPU could not take it.
+  bool preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why = nullptr);
+  // Drops every GPU's copy of `key` (freed once its partitions in flight end); the count dropped.
+  int evict(const ProvingKey* key);
+  std::vector<KeyResidency> residency(const ProvingKey* key) const;
+
+  Stats stats() const;
+  int gpu_count() const;
+  const Config& config() const;
+  engine::Engine& engine();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pp::runtime

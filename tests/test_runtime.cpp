@@ -1,0 +1,76 @@
+// The runtime (one engine per process) without a GPU: the CPU backend proves, the proofs equal
+// the CPU prover's, a bad witness fails with its WitnessError, key residency is empty.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "engine_fixture.hpp"
+#include "proofpipe/runtime/runtime.hpp"
+
+using namespace pp;
+using pp::test::EngineCircuit;
+using pp::test::same_proof;
+
+namespace {
+const EngineCircuit& circuit() {
+  static const EngineCircuit c(5, 3, 21);
+  return c;
+}
+}  // namespace
+
+TEST(Runtime, ProvesOnTheCpuWithoutAGpu) {
+  runtime::Config cfg;  // every visible GPU: none in CI, so the CPU backend
+  cfg.threads = 2;
+  runtime::Runtime rt(cfg);
+  if (rt.gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: the GPU harness covers this machine";
+  engine::JobSpec spec;
+  spec.key = circuit().key;
+  spec.witnesses = circuit().first(3);
+  spec.seed = 4;
+  const engine::JobResult r = rt.submit(spec).wait();
+  ASSERT_EQ(r.status, engine::JobStatus::ok) << r.error;
+  const std::vector<Proof> want = prove(*circuit().key, *circuit().witnesses, 4);
+  for (std::size_t p = 0; p < 3; ++p) EXPECT_TRUE(same_proof(r.proofs[p], want[p])) << p;
+  const runtime::Stats st = rt.stats();
+  EXPECT_EQ(st.gpus, 0);
+  EXPECT_EQ(st.partitions_on_cpu, 3u);
+  EXPECT_EQ(st.key_loads, 0u);
+  EXPECT_GT(st.times.msm_h, 0.0);
+  EXPECT_TRUE(rt.residency(circuit().key.get()).empty());
+  EXPECT_EQ(rt.evict(circuit().key.get()), 0);
+}
+
+TEST(Runtime, RefusesWhatItCannotServe) {
+  runtime::Config cfg;
+  cfg.gw = 0;
+  EXPECT_THROW(runtime::Runtime{cfg}, std::invalid_argument);
+  cfg.gw = 2;
+  cfg.all_gpus = false;
+  cfg.gpus = {99};  // not visible anywhere (and no GPU in a CPU build)
+  EXPECT_THROW(runtime::Runtime{cfg}, std::invalid_argument);
+  cfg.gpus = {};
+  cfg.all_gpus = true;
+  cfg.cpu_fallback = false;  // no GPU and no fallback: nothing could prove
+  runtime::Runtime* made = nullptr;
+  try {
+    made = new runtime::Runtime(cfg);
+  } catch (const std::invalid_argument&) {
+  }
+  if (made) {
+    EXPECT_GT(made->gpu_count(), 0) << "a runtime without GPU and without CPU fallback was made";
+    delete made;
+  }
+}
+
+TEST(Runtime, AWitnessThatDoesNotFitFailsWithAWitnessError) {
+  runtime::Config cfg;
+  runtime::Runtime rt(cfg);
+  static const EngineCircuit other(6, 1, 22);  // another shape
+  engine::JobSpec spec;
+  spec.key = circuit().key;
+  spec.witnesses = other.first(1);
+  const engine::JobResult r = rt.submit(spec).wait();
+  ASSERT_EQ(r.status, engine::JobStatus::failed);
+  ASSERT_TRUE(r.partitions[0].exception);
+  EXPECT_THROW(std::rethrow_exception(r.partitions[0].exception), WitnessError);
+}
