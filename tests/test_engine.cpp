@@ -512,3 +512,70 @@ TEST(EngineEntry, SlotDomainsArePerKeyAndNeverOverlapWithin) {
   EXPECT_NE(state.find("slot domain 1"), std::string::npos) << state;
   EXPECT_NE(state.find("slot domain 2"), std::string::npos) << state;
 }
+
+// ---- honest counters: a forbidden runtime call inside a phase is seen ----
+
+TEST(DeviceCallCounting, CountsOnlyInsideAScopeAndRestoresTheOuterOne) {
+  DeviceCalls outer, inner;
+  count_call(DeviceCall::malloc);  // no scope: start-up, not counted anywhere
+  {
+    CallScope a(&outer);
+    count_call(DeviceCall::memcpy_async);
+    {
+      CallScope b(&inner);
+      count_call(DeviceCall::device_synchronize);
+    }
+    count_call(DeviceCall::free);
+  }
+  count_call(DeviceCall::free);
+  EXPECT_EQ(outer.calls(DeviceCall::memcpy_async), 1u);
+  EXPECT_EQ(outer.calls(DeviceCall::free), 1u);
+  EXPECT_EQ(outer.forbidden(), 1u);
+  EXPECT_EQ(inner.forbidden(), 1u);
+  EXPECT_EQ(inner.calls(DeviceCall::device_synchronize), 1u);
+  EXPECT_EQ(current_calls(), nullptr);
+}
+
+namespace {
+// A device that synchronises the whole device in compute(), as the anchors' did: the engine's
+// forbidden-call count must report it (the check can fail).
+class SyncingBackend final : public Backend {
+ public:
+  std::string name() const override { return "syncing"; }
+  int stage_slots() const override { return 1; }
+  int msm_slots() const override { return 1; }
+  struct P : Prepared {
+    PartitionTask task;
+  };
+  std::unique_ptr<Prepared> prepare(const PartitionTask& t) override {
+    auto p = std::make_unique<P>();
+    p->task = t;
+    return p;
+  }
+  void stage(Prepared&, int, int) override {
+    CallScope scope(&calls);
+    count_call(DeviceCall::memcpy_async);
+  }
+  void compute(Prepared&) override {
+    CallScope scope(&calls);
+    count_call(DeviceCall::kernel_launch);
+    count_call(DeviceCall::device_synchronize);  // the deliberate bad call
+  }
+  Proof finish(Prepared& p) override { return cpu_prove_task(static_cast<P&>(p).task); }
+  DeviceCalls& device_calls() override { return calls; }
+  DeviceTimeline& timeline() override { return tl; }
+  DeviceCalls calls;
+  DeviceTimeline tl;
+};
+}  // namespace
+
+TEST(DeviceCallCounting, TheEngineReportsAForbiddenCallOfItsSteadyState) {
+  SyncingBackend dev;
+  EngineConfig ec;
+  ec.gw = 1;
+  Engine engine({&dev}, ec);
+  ASSERT_EQ(engine.submit(job_of(2, 3)).wait().status, JobStatus::ok);
+  const EngineStats st = engine.stats();
+  EXPECT_EQ(st.backends[0].forbidden_calls, 2u) << st.backends[0].device_calls;
+  EXPECT_NE(st.backends[0].device_calls.find("device_synchronize=2"), std::string::npos) << st.backends[0].device_calls;
+}

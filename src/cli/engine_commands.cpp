@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -94,6 +96,16 @@ double peak_rss_mib() {
 }  // namespace
 
 namespace {
+
+// Runs gnuplot on a timeline script the engine wrote (the data and the script stay, so a
+// machine without gnuplot can hand them to one that has it).
+void draw_timeline(const std::filesystem::path& script) {
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0)
+    throw std::runtime_error("timeline: gnuplot was not found on PATH (Debian package gnuplot-nox); the data and "
+                             "script are in " + script.string() + ": run `gnuplot " + script.string() + "` elsewhere");
+  const std::string cmd = "gnuplot '" + script.string() + "'";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("timeline: gnuplot failed on " + script.string());
+}
 
 // "out/t.json" + "_two_gw2_card" -> "out/t_two_gw2_card.json".
 std::string with_suffix(const std::string& path, const std::string& suffix) {
@@ -199,7 +211,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   if (!o.timeline.empty()) {
     const std::string path = with_suffix(o.timeline, suffix);
     try {
-      engine.write_timeline_png(path);
+      draw_timeline(engine.write_timeline_script(path));
       fmt::print("timeline: {}\n", path);
     } catch (const std::runtime_error& e) {
       // The proofs are fine; only the drawing is missing (e.g. no gnuplot on a GPU host).

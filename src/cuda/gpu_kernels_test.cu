@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "device.cuh"
 #include "proofpipe/cuda/check.hpp"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
@@ -366,13 +367,20 @@ void prover_rows(int max_lg, uint64_t seed) {
     const double gpu_ms = ms_since(t1);
     const bool loaded_once = backend.key_loads() == 1;
     const bool evicted = backend.evict(key.get()) && backend.resident().empty();
-    eng.shutdown(engine::Shutdown::drain);
     const bool no_forbidden = eng.stats().backends.at(0).forbidden_calls == 0;
+    {
+      // The check can fail: a device-wide synchronisation made inside a phase is counted.
+      const engine::CallScope scope(&backend.device_calls());
+      PP_CUDA_CHECK(gpu::device::DeviceSynchronize());
+    }
+    const bool caught = eng.stats().backends.at(0).forbidden_calls == 1;
+    eng.shutdown(engine::Shutdown::drain);
     char what[160];
     std::snprintf(what, sizeof what, "engine: 2x3 proofs == CPU, verify (%s, %s%s, 0/1 %.2f/%.2f)", conv.c_str(),
                   placement.c_str(), c.tight ? " min budget" : "", c.zero, c.one);
     row(what, size, ok && equal && valid, gpu_ms);
     row("  key uploaded once, evict frees it, no forbidden call", size, ok && loaded_once && evicted && no_forbidden, 0);
+    row("  a deliberate cudaDeviceSynchronize in a phase is counted", size, caught, 0);
   }
 }
 

@@ -18,6 +18,9 @@ const char* to_string(DeviceCall call) {
     case DeviceCall::event_record: return "event_record";
     case DeviceCall::stream_wait_event: return "stream_wait_event";
     case DeviceCall::event_synchronize: return "event_synchronize";
+    case DeviceCall::memset_async: return "memset_async";
+    case DeviceCall::stream_synchronize: return "stream_synchronize";
+    case DeviceCall::host_query: return "host_query";
     case DeviceCall::count_: break;
   }
   return "?";
@@ -34,6 +37,17 @@ bool is_forbidden(DeviceCall call) {
     default: return false;
   }
 }
+
+namespace {
+thread_local DeviceCalls* t_current = nullptr;
+}  // namespace
+
+DeviceCalls* current_calls() { return t_current; }
+void count_call(DeviceCall call) {
+  if (t_current) t_current->count(call);
+}
+CallScope::CallScope(DeviceCalls* calls) : previous_(t_current) { t_current = calls; }
+CallScope::~CallScope() { t_current = previous_; }
 
 uint64_t DeviceCalls::forbidden() const {
   uint64_t n = 0;

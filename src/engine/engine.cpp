@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -758,7 +757,7 @@ constexpr const char* kStageColours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e729
                                          "#ff7f00", "#6a3d9a", "#b15928", "#17becf"};
 }  // namespace
 
-void Engine::write_timeline_png(const std::filesystem::path& path) const {
+std::filesystem::path Engine::write_timeline_script(const std::filesystem::path& path) const {
   const auto events = trace();
   if (events.empty()) throw std::runtime_error("timeline: no trace recorded (was the engine run with trace on?)");
   const auto lanes = trace_lanes(events);
@@ -800,13 +799,7 @@ void Engine::write_timeline_png(const std::filesystem::path& path) const {
         << "' title '" << names[i] << "'";
     f << '\n';
   }
-  // The data and the script are written first, so that a machine without gnuplot can still
-  // hand them to one that has it.
-  if (std::system("gnuplot --version >/dev/null 2>&1") != 0)
-    throw std::runtime_error("timeline: gnuplot was not found on PATH (Debian package gnuplot-nox); the data and "
-                             "script are in " + script.string() + ": run `gnuplot " + script.string() + "` elsewhere");
-  const std::string cmd = "gnuplot '" + script.string() + "'";
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("timeline: gnuplot failed on " + script.string());
+  return script;
 }
 
 std::string Engine::describe_state() const {

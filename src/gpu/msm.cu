@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "cuda_status.cuh"
+#include "device.cuh"
 #include "proofpipe/gpu/msm.hpp"
 
 namespace pp::gpu {
@@ -140,11 +141,11 @@ void tree_sum(XYZZ<C>* in, uint64_t m, unsigned rows, XYZZ<C>* scratch, XYZZ<C>*
               Stream stream) {
   while (m > kTreeItems) {
     const uint64_t blocks = (m + kTreeItems - 1) / kTreeItems;
-    tree_kernel<C><<<dim3(unsigned(blocks), rows), kThreads, 0, stream>>>(in, m, scratch, false);
+    device::launch(tree_kernel<C>, dim3(unsigned(blocks), rows), kThreads, 0, stream, in, m, scratch, false);
     std::swap(in, scratch);  // the next round reads scratch and writes into in (larger)
     m = blocks;
   }
-  tree_kernel<C><<<dim3(1, rows), kThreads, 0, stream>>>(in, m, out, accumulate);
+  device::launch(tree_kernel<C>, dim3(1, rows), kThreads, 0, stream, in, m, out, accumulate);
 }
 
 // The pieces of the MSM workspace.
@@ -200,12 +201,12 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   const bool timed = trace != nullptr && trace->events != nullptr && trace->count >= msm_trace_events(sh);
   std::size_t next_event = 0;
   auto mark = [&] {
-    if (timed) cudaEventRecord(trace->events[next_event++], stream);
+    if (timed) device::EventRecord(trace->events[next_event++], stream);
   };
   if (sh.c < kMinWindow || sh.c > kMaxWindow) return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
   if (sh.n == 0)
     return accumulate ? Status{}
-                      : from_cuda(cudaMemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream),
+                      : from_cuda(device::MemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream),
                                   "pp::gpu::msm");
   if (d_points == nullptr || d_scalars == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::msm: null pointer");
@@ -217,33 +218,33 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   const uint32_t null_key = kNullKey(sh.c);
   const uint64_t segs = sh.segments();
   mark();
-  if (Status s = from_cuda(cudaMemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.windows(), stream),
+  if (Status s = from_cuda(device::MemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.windows(), stream),
                            "pp::gpu::msm: clear buckets");
       !s)
     return s;
   for (int w = 0; w < sh.windows(); ++w) {
     XYZZ<C>* bw = ws.buckets + std::size_t(w) * sh.buckets();
-    digits_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d_scalars, n, sh.c, w, ws.keys, ws.values);
+    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, w, ws.keys, ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
     std::size_t temp = ws.sort_bytes;
-    if (cudaError_t e = cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(n), 0, sh.c, stream);
+    if (cudaError_t e = device::algorithm(cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(n), 0, sh.c, stream));
         e != cudaSuccess)
       return from_cuda(e, "pp::gpu::msm: radix sort");
     mark();
-    if (Status s = from_cuda(cudaMemsetAsync(ws.long_count, 0, sizeof(unsigned int), stream), "pp::gpu::msm"); !s)
+    if (Status s = from_cuda(device::MemsetAsync(ws.long_count, 0, sizeof(unsigned int), stream), "pp::gpu::msm"); !s)
       return s;
-    segments_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), v.Current(), n, sh.segment(), d_points,
+    device::launch(segments_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), v.Current(), n, sh.segment(), d_points,
                                                                   null_key, bw, ws.head, ws.tail, segs);
     mark();
-    chains_kernel<C><<<blocks_for(segs), kThreads, 0, stream>>>(k.Current(), n, sh.segment(), null_key, bw, ws.head,
+    device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), n, sh.segment(), null_key, bw, ws.head,
                                                                 ws.tail, segs, ws.long_chains, ws.long_count);
-    long_chains_kernel<C><<<unsigned(max_long_chains(sh)), kThreads, 0, stream>>>(
+    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(sh)), kThreads, 0, stream,
         k.Current(), sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
     mark();
   }
   const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.windows();
-  bucket_chunks_kernel<C><<<blocks_for(all_chunks), kThreads, 0, stream>>>(
+  device::launch(bucket_chunks_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
       ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()), ws.chunks);
   tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, accumulate, stream);
   mark();
@@ -256,12 +257,12 @@ Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& 
                 Jacobian<C>* result) {
   if (host_sums == nullptr || result == nullptr) return Status::invalid("pp::gpu::msm_wait: null pointer");
   if (Status s = msm<C>(d_points, d_scalars, shape, d_workspace, workspace_bytes, d_window_sums, stream); !s) return s;
-  if (Status s = from_cuda(cudaMemcpyAsync(host_sums, d_window_sums, sizeof(XYZZ<C>) * shape.windows(),
+  if (Status s = from_cuda(device::MemcpyAsync(host_sums, d_window_sums, sizeof(XYZZ<C>) * shape.windows(),
                                            cudaMemcpyDeviceToHost, stream),
                            "pp::gpu::msm_wait");
       !s)
     return s;
-  if (Status s = from_cuda(cudaStreamSynchronize(stream), "pp::gpu::msm_wait"); !s) return s;
+  if (Status s = from_cuda(device::StreamSynchronize(stream), "pp::gpu::msm_wait"); !s) return s;
   *result = msm_combine<C>(host_sums, shape);
   return {};
 }
@@ -295,7 +296,7 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
   if (d_sum == nullptr) return Status::invalid("pp::gpu::batch_add: null result pointer");
   if (n == 0)
     return accumulate ? Status{}
-                      : from_cuda(cudaMemsetAsync(d_sum, 0, sizeof(XYZZ<C>), stream), "pp::gpu::batch_add");
+                      : from_cuda(device::MemsetAsync(d_sum, 0, sizeof(XYZZ<C>), stream), "pp::gpu::batch_add");
   if (d_points == nullptr || d_bitmap == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::batch_add: null pointer");
   BatchSpace<C> ws = carve_batch<C>(d_workspace, n);
@@ -303,7 +304,7 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
     return Status::invalid("pp::gpu::batch_add: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
                            std::to_string(ws.total) + " needed");
   const uint64_t chunks = (n + 63) / 64;
-  batch_words_kernel<C><<<blocks_for(chunks), kThreads, 0, stream>>>(d_points, d_bitmap, n, ws.chunks, chunks);
+  device::launch(batch_words_kernel<C>, blocks_for(chunks), kThreads, 0, stream, d_points, d_bitmap, n, ws.chunks, chunks);
   tree_sum<C>(ws.chunks, chunks, 1, ws.scratch, d_sum, accumulate, stream);
   return last_error("pp::gpu::batch_add");
 }

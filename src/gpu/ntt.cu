@@ -7,6 +7,7 @@
 
 #include "proofpipe/gpu/ntt.hpp"
 #include "cuda_status.cuh"
+#include "device.cuh"
 
 namespace pp::gpu {
 
@@ -95,7 +96,7 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
                            std::to_string(ntt_tables_bytes(lg)) + " needed");
   const std::size_t count = table_elements(lg);
   Fr* base = static_cast<Fr*>(d_tables);
-  tables_kernel<<<grid_for(count), kElementwiseBlock, 0, stream>>>(base, count, roots, lg);
+  device::launch(tables_kernel, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg);
   // size_inv = 1/2^lg: the same value whichever omega, computed on the host.
   *out = bind_tables(base, lg, Fr::from_u64(uint64_t(1) << lg).inverse());
   return last_error("pp::gpu::ntt_tables_init");
@@ -111,33 +112,33 @@ Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
   const Fr* lo = s.inverse ? t.inv_lo : t.fwd_lo;
   const Fr* hi = s.inverse ? t.inv_hi : t.fwd_hi;
 
-  if (s.pre != Scale::none) scale_kernel<<<grid_for(n), kElementwiseBlock, 0, stream>>>(d_a, n, t, s.pre, !s.dif);
+  if (s.pre != Scale::none) device::launch(scale_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t, s.pre, !s.dif);
   for (int i = 0; i < plan.count; ++i) {
     const NttPass& p = plan.pass[s.dif ? i : plan.count - 1 - i];
     const std::size_t smem = std::size_t(p.elements_per_block()) * sizeof(Fr);
     if (s.dif)
-      pass_kernel<true><<<unsigned(p.blocks()), p.threads_per_block(), smem, stream>>>(d_a, p, small, lo, hi, t.b,
+      device::launch(pass_kernel<true>, unsigned(p.blocks()), p.threads_per_block(), smem, stream, d_a, p, small, lo, hi, t.b,
                                                                                        t.small_lg);
     else
-      pass_kernel<false><<<unsigned(p.blocks()), p.threads_per_block(), smem, stream>>>(d_a, p, small, lo, hi, t.b,
+      device::launch(pass_kernel<false>, unsigned(p.blocks()), p.threads_per_block(), smem, stream, d_a, p, small, lo, hi, t.b,
                                                                                         t.small_lg);
   }
-  if (s.post != Scale::none) scale_kernel<<<grid_for(n), kElementwiseBlock, 0, stream>>>(d_a, n, t, s.post, s.dif);
-  if (s.permute_after) bit_reverse_kernel<<<grid_for(n), kElementwiseBlock, 0, stream>>>(d_a, n, t.lg);
+  if (s.post != Scale::none) device::launch(scale_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t, s.post, s.dif);
+  if (s.permute_after) device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");
 }
 
 Status h_step(Fr* d_a, const Fr* d_b, const Fr* d_c, std::size_t n, const Fr& factor, Stream stream) {
   if (n == 0) return {};
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr) return Status::invalid("pp::gpu::h_step: null pointer");
-  h_step_kernel<<<grid_for(n), kElementwiseBlock, 0, stream>>>(d_a, d_b, d_c, n, factor);
+  device::launch(h_step_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, d_b, d_c, n, factor);
   return last_error("pp::gpu::h_step");
 }
 
 Status bit_reverse_permute(Fr* d_a, int lg, Stream stream) {
   if (Status s = check_lg(lg); !s) return s;
   const std::size_t n = std::size_t(1) << lg;
-  bit_reverse_kernel<<<grid_for(n), kElementwiseBlock, 0, stream>>>(d_a, n, lg);
+  device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, lg);
   return last_error("pp::gpu::bit_reverse_permute");
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_status.cuh"
+#include "device.cuh"
 #include "proofpipe/ec/fixed_base.hpp"
 #include "proofpipe/engine/backend.hpp"
 #include "proofpipe/gpu/cuda_backend.hpp"
@@ -191,15 +192,9 @@ struct Prover::Impl {
   // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
   engine::DeviceCalls own_calls;
   engine::DeviceCalls* calls = &own_calls;
-  bool started = false;
-
-  void rt(DeviceCall kind, cudaError_t e, const char* where) {
-    if (started) calls->count(kind);
-    check(e, where);
-  }
   // Engine workers are plain threads: each phase makes this prover's GPU current first (a
   // thread-local setting, no device work).
-  void use_device() const { check(cudaSetDevice(config.device), "GPU prover: cudaSetDevice"); }
+  void use_device() const { check(device::SetDevice(config.device), "GPU prover: cudaSetDevice"); }
 
   Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
   Impl(const Impl&) = delete;
@@ -257,19 +252,19 @@ struct Prover::Impl {
     void* q = const_cast<void*>(p);
     // Portable: the provers of the same key on other GPUs use the same pinned pages. A copy that
     // another prover pinned first is pinned already; that prover unregisters it.
-    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterPortable);
+    const cudaError_t e = device::HostRegister(q, bytes, cudaHostRegisterPortable);
     if (e == cudaErrorHostMemoryAlreadyRegistered) {
       cudaGetLastError();
       return;
     }
-    rt(DeviceCall::host_register, e, "GPU prover: pinning the SRS host copy");
+    check(e, "GPU prover: pinning the SRS host copy");
     pinned.emplace_back(q, bytes);
   }
 
   template <class C>
   void upload(const std::string& name, const std::vector<Affine<C>>& v) {
     if (!v.empty())
-      rt(DeviceCall::memcpy_async, cudaMemcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
+      check(device::Memcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
             "GPU prover: SRS upload");
   }
 
@@ -291,7 +286,7 @@ struct Prover::Impl {
       check(make_msm_shape(m, c, &sh));
       const G1Affine* pts = d_points ? d_points + off : nullptr;
       if (!pts) pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
-        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
+        check(device::MemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
               "GPU prover: SRS chunk copy");
       });
       check(msm<G1Curve>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
@@ -305,13 +300,13 @@ struct Prover::Impl {
   const G1Affine* stream_chunk(std::size_t k, Fill&& fill) {
     const int b = int(k % 2);
     char* buf = region<char>("compute.srs_chunk[" + std::to_string(b) + "]");
-    rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
+    check(device::StreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
     fill(buf, srs);
-    rt(DeviceCall::event_record, cudaEventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
-    rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
+    check(device::EventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
+    check(device::StreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
     return reinterpret_cast<const G1Affine*>(buf);
   }
-  void chunk_done(std::size_t k) { rt(DeviceCall::event_record, cudaEventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
+  void chunk_done(std::size_t k) { check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
 
   template <class C>
   int plan_window() const {
@@ -350,15 +345,16 @@ struct Prover::Impl {
       uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
       Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + rank_bytes);
       Fr* g_scalars = reinterpret_cast<Fr*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
-      popcount_kernel<<<grid_for(words), kBlock, 0, compute>>>(q.d_other, words, rank);
+      device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, q.d_other, words, rank);
       std::size_t temp = 0;
       check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
       if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
-      check(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute), "GPU prover: tail ranks");
+      check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
+            "GPU prover: tail ranks");
       const Fr* z = region<Fr>(slot("msm", ms, "scalars")) + q.offset;
       for (std::size_t lo = 0; lo < tail; lo += cap) {
         const std::size_t m = std::min(cap, tail - lo);
-        tail_gather_kernel<C><<<grid_for(words), kBlock, 0, compute>>>(q.d_other, rank, words, lo, lo + m, q.d_points,
+        device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, q.d_other, rank, words, lo, lo + m, q.d_points,
                                                                        z, q.d_vars, g_points, g_scalars);
         MsmShape sh;
         check(make_msm_shape(m, c, &sh));
@@ -379,11 +375,11 @@ struct Prover::Impl {
     for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
       const std::size_t m = std::min(cap, q.n - off);
       const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t s) {
-        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
+        check(device::MemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
               "GPU prover: SRS chunk copy");
-        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
+        check(device::MemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
               "GPU prover: tail scalars copy");
-        rt(DeviceCall::memcpy_async, cudaMemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
+        check(device::MemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
                               cudaMemcpyHostToDevice, s),
               "GPU prover: bitmap copy");
       }));
@@ -481,7 +477,6 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     m.pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(G2Affine));
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
-  m.started = true;
 }
 
 Prover::~Prover() = default;
@@ -535,21 +530,22 @@ void Prover::stage(Partition& p, int ss, int ms) {
                                    std::to_string(ms) + " outside the plan's " + std::to_string(m.plan.stage_slots) +
                                    " / " + std::to_string(m.plan.msm_slots)));
   if (p.staged) throw GpuError(Status::invalid("GPU prover: partition staged twice"));
+  const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
   const Witness& w = *p.w;
   const std::size_t n = p.domain.size();
   auto& ev = m.marks[std::size_t(ms)];
-  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0),
+  check(device::StreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0),
        "GPU prover: stage wait");
   // The msm slot's previous user is done with it (finish() waited for this event, unless it
   // failed early: then the device orders the reuse).
-  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(m.copy, ev[kB2], 0), "GPU prover: stage wait");
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kUploadStart], m.copy), "GPU prover: event");
+  check(device::StreamWaitEvent(m.copy, ev[kB2], 0), "GPU prover: stage wait");
+  check(device::EventRecord(ev[kUploadStart], m.copy), "GPU prover: event");
   // With pinned staging the vectors are first copied (in parallel) into the slot's pinned buffer,
   // once its previous upload has finished reading it (a wait on that one event).
   Fr* pinned = m.staging.empty() ? nullptr : m.staging[std::size_t(ss)];
   if (pinned)
-    m.rt(DeviceCall::event_synchronize, cudaEventSynchronize(m.staging_free[std::size_t(ss)]),
+    check(device::EventSynchronize(m.staging_free[std::size_t(ss)]),
          "GPU prover: staging buffer wait");
   auto source = [&](const Fr* data, std::size_t count) -> const Fr* {
     if (!pinned) return data;
@@ -564,34 +560,31 @@ void Prover::stage(Partition& p, int ss, int ms) {
   };
   auto put = [&](const std::vector<Fr>& v, const char* part) {
     Fr* d = m.region<Fr>(m.slot("stage", ss, part));
-    m.rt(DeviceCall::memcpy_async,
-         cudaMemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+    check(device::MemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
          "GPU prover: a, b, c upload");
     if (v.size() < n)
-      m.rt(DeviceCall::memcpy_async, cudaMemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
+      check(device::MemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
   };
   put(w.a, "a");
   put(w.b, "b");
   put(w.c, "c");
   if (m.resident) {
     Fr* z = m.region<Fr>(m.slot("msm", ms, "scalars"));
-    m.rt(DeviceCall::memcpy_async,
-         cudaMemcpyAsync(z, source(w.input.data(), w.input.size()), w.input.size() * sizeof(Fr),
+    check(device::MemcpyAsync(z, source(w.input.data(), w.input.size()), w.input.size() * sizeof(Fr),
                          cudaMemcpyHostToDevice, m.copy),
          "GPU prover: assignment upload");
-    m.rt(DeviceCall::memcpy_async,
-         cudaMemcpyAsync(z + w.input.size(), source(w.aux.data(), w.aux.size()), w.aux.size() * sizeof(Fr),
+    check(device::MemcpyAsync(z + w.input.size(), source(w.aux.data(), w.aux.size()), w.aux.size() * sizeof(Fr),
                          cudaMemcpyHostToDevice, m.copy),
          "GPU prover: assignment upload");
     uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
     for (const std::vector<uint64_t>* v : {&p.l.ones, &p.l.other, &p.a.ones, &p.a.other, &p.b.ones, &p.b.other}) {
-      m.rt(DeviceCall::memcpy_async, cudaMemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
+      check(device::MemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
       bits += v->size();
     }
   }
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kUploadEnd], m.copy), "GPU prover: event");
+  check(device::EventRecord(ev[kUploadEnd], m.copy), "GPU prover: event");
   if (!m.staging.empty())
-    m.rt(DeviceCall::event_record, cudaEventRecord(m.staging_free[std::size_t(ss)], m.copy), "GPU prover: event");
+    check(device::EventRecord(m.staging_free[std::size_t(ss)], m.copy), "GPU prover: event");
   p.stage_slot = ss;
   p.msm_slot = ms;
   p.staged = true;
@@ -600,14 +593,15 @@ void Prover::stage(Partition& p, int ss, int ms) {
 void Prover::compute(Partition& p) {
   Impl& m = *impl_;
   if (!p.staged || p.computed) throw GpuError(Status::invalid("GPU prover: compute() needs a staged partition"));
+  const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
   try {
     enqueue_compute(p);
   } catch (...) {
     // Whatever was enqueued still runs: the slots are released after it, in stream order, so the
     // next users of the slots wait for it rather than race with it.
-    cudaEventRecord(m.stage_released[std::size_t(p.stage_slot)], m.compute);
-    cudaEventRecord(m.marks[std::size_t(p.msm_slot)][kB2], m.compute);
+    device::EventRecord(m.stage_released[std::size_t(p.stage_slot)], m.compute);
+    device::EventRecord(m.marks[std::size_t(p.msm_slot)][kB2], m.compute);
     throw;
   }
   p.computed = true;
@@ -618,9 +612,9 @@ void Prover::enqueue_compute(Partition& p) {
   const int ss = p.stage_slot, ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
   cudaStream_t s = m.compute;
-  m.rt(DeviceCall::stream_wait_event, cudaStreamWaitEvent(s, ev[kUploadEnd], 0), "GPU prover: wait for staging");
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kStart], s), "GPU prover: event");
-  m.rt(DeviceCall::memcpy_async, cudaMemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
+  check(device::StreamWaitEvent(s, ev[kUploadEnd], 0), "GPU prover: wait for staging");
+  check(device::EventRecord(ev[kStart], s), "GPU prover: event");
+  check(device::MemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
 
   // H: a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
   // coefficients for bellman; the result is in a, in natural order.
@@ -635,15 +629,15 @@ void Prover::enqueue_compute(Partition& p) {
   check(h_step(a, b, c, n, m.h_factor, s));
   if (m.pk.convention.h_basis == HBasis::bellman)
     check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true}, s));
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kNtt], s), "GPU prover: event");
+  check(device::EventRecord(ev[kNtt], s), "GPU prover: event");
 
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);
   XYZZ<G2Curve>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
   m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape);
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kH], s), "GPU prover: event");
+  check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
-  m.rt(DeviceCall::event_record, cudaEventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
+  check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
 
   const uint64_t* bits = m.resident ? m.region<uint64_t>(m.slot("msm", ms, "bitmaps")) : nullptr;
   auto next_bits = [&](std::size_t words) {
@@ -664,7 +658,7 @@ void Prover::enqueue_compute(Partition& p) {
   ql.d_ones_sum = g1 + 4 * W;
   ql.shape = &p.l_shape;
   m.split_msm(ql, ms);
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kL], s), "GPU prover: event");
+  check(device::EventRecord(ev[kL], s), "GPU prover: event");
 
   Query<G1Curve> qa = ql;
   qa.d_points = m.resident ? m.region<G1Affine>("srs.a") : nullptr;
@@ -680,7 +674,7 @@ void Prover::enqueue_compute(Partition& p) {
   qa.d_ones_sum = g1 + 4 * W + 1;
   qa.shape = &p.a_shape;
   m.split_msm(qa, ms);
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kA], s), "GPU prover: event");
+  check(device::EventRecord(ev[kA], s), "GPU prover: event");
 
   Query<G1Curve> qb = qa;
   qb.d_points = m.resident ? m.region<G1Affine>("srs.b_g1") : nullptr;
@@ -695,7 +689,7 @@ void Prover::enqueue_compute(Partition& p) {
   qb.d_ones_sum = g1 + 4 * W + 2;
   qb.shape = &p.b1_shape;
   m.split_msm(qb, ms);
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kB1], s), "GPU prover: event");
+  check(device::EventRecord(ev[kB1], s), "GPU prover: event");
 
   Query<G2Curve> q2;
   q2.d_points = m.resident ? m.region<G2Affine>("srs.b_g2") : nullptr;
@@ -711,22 +705,23 @@ void Prover::enqueue_compute(Partition& p) {
   q2.d_ones_sum = g2 + W;
   q2.shape = &p.b2_shape;
   m.split_msm(q2, ms);
-  m.rt(DeviceCall::kernel_launch, cudaLaunchHostFunc(s, stamp_now, &p.done_ns), "GPU prover: host callback");
-  m.rt(DeviceCall::event_record, cudaEventRecord(ev[kB2], s), "GPU prover: event");
+  check(device::LaunchHostFunc(s, stamp_now, &p.done_ns), "GPU prover: host callback");
+  check(device::EventRecord(ev[kB2], s), "GPU prover: event");
 }
 
 Proof Prover::finish(Partition& p, GpuTimes* times) {
   Impl& m = *impl_;
   if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
+  const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
   const int ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
-  m.rt(DeviceCall::event_synchronize, cudaEventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
+  check(device::EventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
   const int W = m.max_windows;
   std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
   std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
-  m.rt(DeviceCall::memcpy_async, cudaMemcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
-  m.rt(DeviceCall::memcpy_async, cudaMemcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  check(device::Memcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  check(device::Memcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
   MsmSums sums;
   sums.h = msm_combine<G1Curve>(g1.data(), p.h_shape);
   sums.l = msm_combine<G1Curve>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();
@@ -736,7 +731,7 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
   if (times) {
     auto ms_between = [&](Mark a, Mark b) {
       float t = 0;
-      check(cudaEventElapsedTime(&t, ev[a], ev[b]), "GPU prover: event timing");
+      check(device::EventElapsedTime(&t, ev[a], ev[b]), "GPU prover: event timing");
       return double(t);
     };
     times->upload = ms_between(kUploadStart, kUploadEnd);

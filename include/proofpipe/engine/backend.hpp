@@ -73,11 +73,14 @@ enum class DeviceCall : int {
   device_synchronize,  // cudaDeviceSynchronize                           (forbidden)
   mem_pool_trim,       // cudaMemPoolTrimTo                               (forbidden)
   host_register,       // cudaHostRegister / Unregister (pinning)         (forbidden)
-  memcpy_async,        // cudaMemcpyAsync
-  kernel_launch,
+  memcpy_async,        // cudaMemcpyAsync, cudaMemcpy (of a few bytes: the MSM sums)
+  kernel_launch,       // a kernel, a CUB algorithm, a host function in stream order
   event_record,        // cudaEventRecord
   stream_wait_event,   // cudaStreamWaitEvent
   event_synchronize,   // cudaEventSynchronize (one event, not the device)
+  memset_async,        // cudaMemsetAsync
+  stream_synchronize,  // cudaStreamSynchronize (one stream, not the device)
+  host_query,          // cudaSetDevice, cudaEventElapsedTime: host-side, no device work
   count_
 };
 const char* to_string(DeviceCall call);
@@ -94,6 +97,23 @@ class DeviceCalls {
 
  private:
   std::array<std::atomic<uint64_t>, std::size_t(DeviceCall::count_)> counts_{};
+};
+
+// Where device runtime calls are counted: every call of the GPU code goes through one thin
+// wrapper (gpu/device.cuh) that calls count_call(); a backend phase makes its device's counter
+// the calling thread's current one with a CallScope. Outside any scope (start-up, key loads,
+// shutdown) calls are not counted: they are not the steady state.
+DeviceCalls* current_calls();
+void count_call(DeviceCall call);
+class CallScope {
+ public:
+  explicit CallScope(DeviceCalls* calls);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  DeviceCalls* previous_;
 };
 
 // Intervals during which a device queue was executing work, in host steady_clock time. The

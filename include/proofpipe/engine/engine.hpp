@@ -169,10 +169,11 @@ class Engine {
   std::vector<TraceEvent> trace() const;  // worker stages and device intervals
   // Chrome / Perfetto trace JSON: {"traceEvents":[{"name","ph":"X","ts","dur","pid","tid"}...]}.
   void write_chrome_trace(const std::filesystem::path& path) const;
-  // A timeline PNG drawn by gnuplot (one lane per worker and device queue, coloured by stage,
-  // GPU-busy % in the title). The data (.dat) and script (.gp) are written next to it first;
-  // std::runtime_error when gnuplot is not installed (naming the script to run elsewhere) or fails.
-  void write_timeline_png(const std::filesystem::path& path) const;
+  // The timeline of every worker and device queue as gnuplot input, for a PNG at `png`: the data
+  // (png + ".dat") and the script (png + ".gp", one lane per worker and device queue, coloured by
+  // stage, GPU-busy % in the title) are written; the script's path is returned. Drawing it is
+  // the caller's business (the CLI runs gnuplot): a library does not start programs.
+  std::filesystem::path write_timeline_script(const std::filesystem::path& png) const;
   // Human-readable state for deadlock reports: queue, budget, slots, tokens, what each worker does.
   std::string describe_state() const;
   // Partitions that ended so far (any outcome) — a progress counter for watchdogs.
