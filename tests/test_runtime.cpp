@@ -74,3 +74,16 @@ TEST(Runtime, AWitnessThatDoesNotFitFailsWithAWitnessError) {
   ASSERT_TRUE(r.partitions[0].exception);
   EXPECT_THROW(std::rethrow_exception(r.partitions[0].exception), WitnessError);
 }
+
+TEST(Runtime, APartitionLargerThanTheHostBudgetFailsWithHostBudgetError) {
+  runtime::Config cfg;
+  cfg.host_budget = 1024;  // far below one witness
+  runtime::Runtime rt(cfg);
+  engine::JobSpec spec;
+  spec.key = circuit().key;
+  spec.witnesses = circuit().first(1);
+  const engine::JobResult r = rt.submit(spec).wait();
+  ASSERT_EQ(r.status, engine::JobStatus::failed);
+  ASSERT_TRUE(r.partitions[0].exception);
+  EXPECT_THROW(std::rethrow_exception(r.partitions[0].exception), engine::HostBudgetError);
+}

@@ -20,8 +20,11 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
+#include "proofpipe/core/big_vector.hpp"
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/r1cs_file.hpp"
@@ -37,6 +40,10 @@ namespace pp::capi {
 
 struct EngineImpl {
   std::unique_ptr<runtime::Runtime> runtime;
+  // Witness files are read here: every core, but at low priority, so that reading partition k+1
+  // takes what the engine's phases of partition k (checks, classification, staging copies)
+  // leave and never delays them (the GPU would wait).
+  tbb::task_arena readers{tbb::task_arena::automatic, 1, tbb::task_arena::priority::low};
   std::atomic<uint64_t> calls_succeeded{0}, calls_failed{0}, calls_cancelled{0};
 };
 
@@ -146,6 +153,9 @@ pp_status status_of(const std::exception_ptr& error, pp_status fallback, std::st
   } catch (const WitnessError& e) {  // a witness that does not fit the key or its circuit
     *message = e.what();
     return PP_ERR_WITNESS;
+  } catch (const engine::HostBudgetError& e) {  // a partition larger than the whole host budget
+    *message = e.what();
+    return PP_ERR_OUT_OF_MEMORY;
   } catch (const engine::PlanError& e) {  // the key does not fit the device budget (no CPU fallback)
     *message = e.what();
     return PP_ERR_UNSUPPORTED;
@@ -205,7 +215,7 @@ void store_montgomery(uint8_t* bytes, const Fr& x) {
 // Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
 // the first bad index is reported.
 std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
-  std::vector<Fr> out(n);
+  std::vector<Fr> out = big_vector<Fr>(n);
   std::atomic<std::size_t> first_bad{n};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
@@ -236,6 +246,32 @@ std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std:
 }
 
 std::string input_name(std::size_t k) { return "inputs[" + std::to_string(k) + "]"; }
+
+// The checks of an assignment that do not read its arrays: counts, pointers, density lengths.
+void check_assignment_shape(const pp_assignment& as, const std::string& where) {
+  if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
+  if (as.num_inputs == 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_inputs is 0 (the constant 1 is input 0)");
+  const std::size_t max_scalars = std::numeric_limits<std::size_t>::max() / PP_FR_BYTES;
+  if (as.num_rows > max_scalars || as.num_inputs > max_scalars || as.num_aux > max_scalars)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment: a length overflows the address space");
+  const std::string p = where + ".assignment.";
+  require(as.a, (p + "a").c_str());
+  require(as.b, (p + "b").c_str());
+  require(as.c, (p + "c").c_str());
+  require(as.input, (p + "input").c_str());
+  if (as.num_aux > 0) require(as.aux, (p + "aux").c_str());
+  auto words = [&](const uint64_t* w, std::size_t n_words, std::size_t n_bits, const char* name) {
+    const std::size_t want = (n_bits + 63) / 64;
+    if (n_words != want)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, p + name + " has " + std::to_string(n_words) + " words, " +
+                                                  std::to_string(n_bits) + " variables need " + std::to_string(want));
+    if (want > 0) require(w, (p + name).c_str());
+  };
+  words(as.a_aux_density, as.a_aux_density_words, as.num_aux, "a_aux_density");
+  words(as.b_input_density, as.b_input_density_words, as.num_inputs, "b_input_density");
+  words(as.b_aux_density, as.b_aux_density_words, as.num_aux, "b_aux_density");
+}
 
 Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
   if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
@@ -340,6 +376,9 @@ Fr os_random_scalar(std::random_device& rd) {
 struct PendingInput {
   std::shared_ptr<const Witness> witness;
   std::string file;
+  // pp_prove only: the caller's assignment arrays, valid for the whole call, copied (and
+  // checked) while the partitions before it prove instead of all before the first.
+  const pp_input* borrowed = nullptr;
 };
 
 // Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
@@ -361,7 +400,9 @@ void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::st
   mismatch("aux count", h.aux, pk.l.size());
 }
 
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed) {
+// borrow: the call returns only when the proofs are done (pp_prove), so the caller's arrays may
+// be read while proving; otherwise (pp_prove_start) every in-memory input is copied now.
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow) {
   if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
   require(inputs, "inputs");
   Request req;
@@ -373,6 +414,9 @@ Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n
     if (kind == PP_INPUT_PPW && in.ppw.path) {
       req.inputs[k].file = in.ppw.path;
       check_ppw_file(req.inputs[k].file, pk, input_name(k));
+    } else if (borrow && kind == PP_INPUT_ASSIGNMENT) {
+      check_assignment_shape(in.assignment, input_name(k));
+      req.inputs[k].borrowed = &in;
     } else {
       req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
     }
@@ -457,8 +501,12 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
       }
       if (cancelled()) throw Cancelled();
       PendingInput& in = req.inputs[k];
-      if (!in.witness) {
-        in.witness = as_witness_error(input_name(k), [&] { return std::make_shared<const Witness>(read_witness(in.file)); });
+      if (!in.witness && in.borrowed) {
+        in.witness = engine.readers.execute([&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k)); });
+      } else if (!in.witness) {
+        in.witness = as_witness_error(input_name(k), [&] {
+          return engine.readers.execute([&] { return std::make_shared<const Witness>(read_witness(in.file)); });
+        });
       }
       engine::JobSpec spec;
       spec.key = key.pk;
@@ -754,7 +802,7 @@ PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* 
   return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     check_capacity(proofs, proofs_size, num_inputs);
-    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed);
+    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed, /*borrow=*/true);
     const std::vector<pp::Proof> out = run_batch(engine->impl, *key->impl, req, Progress{});
     write_proofs(out, proofs, proofs_size);
   });
@@ -767,7 +815,7 @@ PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_i
     *out = nullptr;
     check_handles(engine, key);
     (void)proof_bytes(num_inputs);
-    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, seed));
+    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, seed, /*borrow=*/false));
     auto pending = std::make_unique<pp_pending>();
     pending->engine = engine->impl;
     pending->key = key->impl;

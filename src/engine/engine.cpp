@@ -382,8 +382,9 @@ struct Engine::Impl {
     task.host_bytes = b.backend->host_bytes(task);
     if (budget.limit() != 0 && task.host_bytes > budget.limit()) {
       result.status = JobStatus::failed;
-      result.error = fmt::format("partition {} needs {} of host memory, above the whole budget of {}", p,
+      result.error = fmt::format("partition {} needs {} of host memory, above the whole budget of {}", task.partition,
                                  format_bytes(task.host_bytes), format_bytes(budget.limit()));
+      result.exception = std::make_exception_ptr(HostBudgetError(result.error));
       return end_partition(job, p, std::move(result));
     }
     {

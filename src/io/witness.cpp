@@ -1,11 +1,15 @@
 // Native witness files, decimal scalars and public-input JSON (formats in docs/FORMATS.md).
 #include "proofpipe/io/witness.hpp"
 
+#include "proofpipe/core/big_vector.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <tbb/enumerable_thread_specific.h>
+#include <tbb/blocked_range.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
@@ -197,7 +201,7 @@ class File {
       throw std::runtime_error(name_ + ": cannot stat (" + std::strerror(errno) + ")");
     }
     size_ = uint64_t(st.st_size);
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // this descriptor reads front to back
   }
   ~File() { ::close(fd_); }
   File(const File&) = delete;
@@ -246,32 +250,76 @@ WitnessHeader header_of(const File& f) {
   return h;
 }
 
-// Scalars [0, count) of a section at byte offset `at`, read in blocks on every core and
-// converted to Montgomery form; the first non-canonical one is reported as parse_witness does.
-void read_scalars(const File& f, uint64_t at, std::vector<Fr>& out, uint64_t count, const char* section) {
-  out.resize(count);
-  constexpr uint64_t kBlock = uint64_t(1) << 16;  // scalars per read: 2 MiB
-  const uint64_t blocks = (count + kBlock - 1) / kBlock;
-  std::atomic<uint64_t> first_bad{count};
-  tbb::enumerable_thread_specific<std::vector<uint8_t>> buffers;
-  tbb::parallel_for(uint64_t(0), blocks, [&](uint64_t b) {
-    const uint64_t lo = b * kBlock, n = std::min(kBlock, count - lo);
-    std::vector<uint8_t>& buf = buffers.local();
-    buf.resize(kBlock * kScalarBytes);
-    f.read(buf.data(), n * kScalarBytes, at + lo * kScalarBytes);
-    for (uint64_t i = 0; i < n; ++i) {
-      if (out[lo + i].from_bytes_le(buf.data() + i * kScalarBytes)) continue;
-      uint64_t seen = first_bad.load();
-      while (lo + i < seen && !first_bad.compare_exchange_weak(seen, lo + i)) {
-      }
-      break;
-    }
-  });
-  const uint64_t bad = first_bad.load();
-  if (bad < count)
-    throw std::runtime_error(f.name() + ": " + section + "[" + std::to_string(bad) +
-                             "] is not a canonical scalar (>= r) (byte offset " + std::to_string(at + bad * kScalarBytes) +
-                             ")");
+// The scalar sections of a file (a, b, c, input, aux: consecutive from byte kHeaderBytes) read
+// and converted to Montgomery form on every core. The region is cut into one contiguous stripe
+// per thread; each thread opens the file itself (its own readahead state: interleaved offsets on
+// one descriptor look random to the kernel and defeat readahead on a cold cache) and reads its
+// stripe front to back in large blocks. The first non-canonical scalar is reported as
+// parse_witness does.
+struct Section {
+  std::vector<Fr>* v;
+  uint64_t n;
+  const char* name;
+};
+
+void read_sections(const std::filesystem::path& path, const std::string& name, std::span<const Section> sections) {
+  // Allocate the sections concurrently (each one's value-initialisation is a serial pass).
+  tbb::parallel_for(std::size_t(0), sections.size(), [&](std::size_t k) { *sections[k].v = big_vector<Fr>(sections[k].n); });
+  uint64_t total = 0;
+  for (const Section& s : sections) total += s.n;
+  if (total == 0) return;
+  auto locate = [&](uint64_t g, std::size_t& k, uint64_t& i) {  // global scalar index -> (section, index)
+    k = 0;
+    while (g >= sections[k].n) g -= sections[k++].n;
+    i = g;
+  };
+  constexpr uint64_t kBlock = uint64_t(1) << 15;  // scalars per read: 1 MiB
+  const uint64_t stripes = std::min<uint64_t>(4 * uint64_t(std::max(1, tbb::this_task_arena::max_concurrency())),
+                                              (total + kBlock - 1) / kBlock);
+  std::atomic<uint64_t> first_bad{total};
+  tbb::parallel_for(
+      tbb::blocked_range<uint64_t>(0, stripes, 1),
+      [&](const tbb::blocked_range<uint64_t>& r) {
+        for (uint64_t stripe = r.begin(); stripe != r.end(); ++stripe) {
+          const File f(path);
+          std::vector<uint8_t> buf(kBlock * kScalarBytes);
+          const uint64_t lo = total * stripe / stripes, hi = total * (stripe + 1) / stripes;
+          for (uint64_t g = lo; g < hi; g += kBlock) {
+            const uint64_t n = std::min(kBlock, hi - g);
+            f.read(buf.data(), n * kScalarBytes, kHeaderBytes + g * kScalarBytes);
+            std::size_t k;
+            uint64_t i;
+            locate(g, k, i);
+            for (uint64_t j = 0; j < n;) {  // runs of the block that fall in one section
+              while (i == sections[k].n) {
+                ++k;
+                i = 0;
+              }
+              const uint64_t run = std::min(n - j, sections[k].n - i);
+              Fr* out = sections[k].v->data() + i;
+              const uint8_t* in = buf.data() + j * kScalarBytes;
+              for (uint64_t t = 0; t < run; ++t) {
+                if (out[t].from_bytes_le(in + t * kScalarBytes)) continue;
+                uint64_t seen = first_bad.load();
+                while (g + j + t < seen && !first_bad.compare_exchange_weak(seen, g + j + t)) {
+                }
+                return;
+              }
+              j += run;
+              i += run;
+            }
+          }
+        }
+      },
+      tbb::simple_partitioner());
+  if (const uint64_t bad = first_bad.load(); bad < total) {
+    std::size_t k;
+    uint64_t i;
+    locate(bad, k, i);
+    throw std::runtime_error(name + ": " + sections[k].name + "[" + std::to_string(i) +
+                             "] is not a canonical scalar (>= r) (byte offset " +
+                             std::to_string(kHeaderBytes + bad * kScalarBytes) + ")");
+  }
 }
 
 }  // namespace
@@ -302,17 +350,10 @@ Witness read_witness(const std::filesystem::path& path) {
     throw std::runtime_error(f.name() + ": size does not match the header");  // parse_witness throws first
   }
   Witness w;
-  uint64_t at = kHeaderBytes;
-  struct Section {
-    std::vector<Fr>* v;
-    uint64_t n;
-    const char* name;
-  };
-  for (const Section& s : {Section{&w.a, h.rows, "a"}, Section{&w.b, h.rows, "b"}, Section{&w.c, h.rows, "c"},
-                           Section{&w.input, h.inputs, "input"}, Section{&w.aux, h.aux, "aux"}}) {
-    read_scalars(f, at, *s.v, s.n, s.name);
-    at += s.n * kScalarBytes;
-  }
+  const Section sections[] = {{&w.a, h.rows, "a"}, {&w.b, h.rows, "b"}, {&w.c, h.rows, "c"},
+                              {&w.input, h.inputs, "input"}, {&w.aux, h.aux, "aux"}};
+  read_sections(path, f.name(), sections);
+  const uint64_t at = kHeaderBytes + (3 * h.rows + h.inputs + h.aux) * kScalarBytes;
   // The densities are small: read them and let the byte parser's rules check them.
   const uint64_t tail = f.size() - at;
   std::vector<uint8_t> rest(tail);

@@ -521,6 +521,18 @@ int main(int argc, char** argv) {
     pp_engine_free(own[1]);
   }
 
+  /* ----- a host budget smaller than one partition: PP_ERR_OUT_OF_MEMORY, not a hang ----- */
+  {
+    pp_engine_config small = config;
+    small.host_memory_budget = 4096;
+    pp_engine* tight = NULL;
+    OK(pp_engine_create(&small, &tight, err));
+    uint8_t one[PP_PROOF_BYTES];
+    size_t one_size = sizeof one;
+    EXPECT_ERROR(pp_prove(tight, key, inputs, 1, &seed, one, &one_size, err), PP_ERR_OUT_OF_MEMORY, "host memory");
+    pp_engine_free(tight);
+  }
+
   /* ----- stats and eviction ----- */
   {
     pp_engine_stats st;
@@ -534,7 +546,8 @@ int main(int argc, char** argv) {
     CHECK(st.ms_msm_h > 0 && st.ms_ntt > 0 && st.ms_gpu_busy == 0);
     OK(pp_key_evict(key, err));
     OK(pp_key_info_get(key, &info, err));
-    CHECK(info.evictions == 1 && info.device_resident == 0);
+    CHECK(info.evictions == 1 && info.device_resident == 0 && info.device_copies == 0);
+    CHECK(st.gpus == 0 && st.key_loads == 0 && st.forbidden_device_calls == 0 && st.host_peak_bytes > 0);
     OK(pp_prove(engine, key, inputs, 1, &seed, proofs, &size, err)); /* still proves after eviction */
     CHECK(verify(key, &w0, proofs) == 1);
   }

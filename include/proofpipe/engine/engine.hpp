@@ -32,12 +32,19 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "proofpipe/engine/backend.hpp"
 
 namespace pp::engine {
+
+// A partition that needs more host memory than the whole host budget (it could never start).
+class HostBudgetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 enum class Interlock { single, two };
 enum class Fallback { cpu, fail_job };
