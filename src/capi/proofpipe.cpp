@@ -274,18 +274,8 @@ void check_assignment_shape(const pp_assignment& as, const std::string& where) {
 }
 
 Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
-  if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
-  if (as.num_inputs == 0)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_inputs is 0 (the constant 1 is input 0)");
-  const std::size_t max_scalars = std::numeric_limits<std::size_t>::max() / PP_FR_BYTES;
-  if (as.num_rows > max_scalars || as.num_inputs > max_scalars || as.num_aux > max_scalars)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment: a length overflows the address space");
+  check_assignment_shape(as, where);
   const std::string p = where + ".assignment.";
-  require(as.a, (p + "a").c_str());
-  require(as.b, (p + "b").c_str());
-  require(as.c, (p + "c").c_str());
-  require(as.input, (p + "input").c_str());
-  if (as.num_aux > 0) require(as.aux, (p + "aux").c_str());
   Witness w;
   w.a = load_scalars(as.a, as.num_rows, p + "a");
   w.b = load_scalars(as.b, as.num_rows, p + "b");
