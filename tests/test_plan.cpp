@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "proofpipe/engine/plan.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
 
 namespace pp::engine {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "proofpipe/engine/plan.hpp"
+#include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/params.hpp"
 
 namespace pp::cli {

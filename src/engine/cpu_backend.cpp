@@ -12,6 +12,11 @@ struct CpuPrepared final : Prepared {
 };
 }  // namespace
 
+Proof cpu_prove_task(const PartitionTask& task) {
+  if (!task.key || !task.witness) throw std::invalid_argument("cpu_prove_task: the task has no key or witness");
+  return prove_partition(*task.key, *task.witness, task.randomizers, task.partition);
+}
+
 CpuBackend::CpuBackend(std::string name, int threads)
     : name_(std::move(name)), arena_(threads > 0 ? threads : tbb::task_arena::automatic) {}
 

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "proofpipe/engine/plan.hpp"
-#include "proofpipe/engine/sim_backend.hpp"
+#include "proofpipe/engine/cpu_backend.hpp"
 
 namespace pp::engine {
 

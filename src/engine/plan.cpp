@@ -11,7 +11,6 @@
 #include <tuple>
 
 #include "proofpipe/gpu/msm_kernels.hpp"
-#include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {
@@ -322,23 +321,6 @@ void CircuitShape::validate() const {
     bad(fmt::format("h_points = {}, expected 1 .. 2^{} = {}", h_points, lg, domain()));
   if (a_points > num_variables()) bad(fmt::format("a_points = {} exceeds the {} variables", a_points, num_variables()));
   if (b_points > num_variables()) bad(fmt::format("b_points = {} exceeds the {} variables", b_points, num_variables()));
-}
-
-CircuitShape porep_like_shape(int lg, uint64_t public_inputs) {
-  SyntheticOptions o;
-  o.lg_constraints = lg;
-  o.num_public_inputs = std::size_t(public_inputs);
-  const SyntheticSizes z = synthetic_sizes(o);
-  CircuitShape s;
-  s.lg = lg;
-  s.num_inputs = z.num_inputs;
-  s.num_aux = z.num_aux;
-  s.h_points = s.domain() - 1;
-  // Densities rounded up: a plan for these counts fits the real key, which has at most as many.
-  const auto share = [&](double d) { return std::min<uint64_t>(s.num_aux, uint64_t(double(s.num_aux) * d) + 1); };
-  s.a_points = s.num_inputs + share(porep_shape::a_aux_density);
-  s.b_points = s.num_inputs + share(porep_shape::b_aux_density);
-  return s;
 }
 
 CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b, bool bellman_h) {

@@ -13,6 +13,10 @@
 
 namespace pp::engine {
 
+// The CPU prover on one task: prove_partition(*task.key, *task.witness, task.randomizers,
+// task.partition) — the engine's default CPU fallback.
+Proof cpu_prove_task(const PartitionTask& task);
+
 class CpuBackend final : public Backend {
  public:
   // threads: the arena's concurrency; 0 uses every core.

@@ -87,11 +87,8 @@ struct CircuitShape {
   void validate() const;
 };
 
-// The synthetic PoRep-shaped circuit of groth16/synthetic.hpp at 2^lg (its exact input and aux
-// counts, densities A-aux 99.7 %, B-aux 25.4 % rounded up, every input in A and B, bellman's H).
-// For a real key use shape_from_key_sizes with its vector lengths.
-CircuitShape porep_like_shape(int lg, uint64_t public_inputs = 8);
-// From the vector lengths of a proving key. lg is the smallest with 2^lg >= h (+1 for bellman's
+// The shape of the synthetic PoRep-shaped circuit is porep_like_shape (groth16/synthetic.hpp,
+// testkit). From the vector lengths of a proving key. lg is the smallest with 2^lg >= h (+1 for bellman's
 // n - 1 H points).
 CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b,
                                   bool bellman_h = true);

@@ -28,14 +28,13 @@
 #include <vector>
 
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/cpu_backend.hpp"
 #include "proofpipe/engine/plan.hpp"
 
 namespace pp::engine {
 
 // Computes the proof of one partition (on the CPU, in prepare()).
 using ProofKernel = std::function<Proof(const PartitionTask&)>;
-// The CPU prover: prove_partition(*task.key, *task.witness, task.randomizers, task.partition).
-Proof cpu_prove_task(const PartitionTask& task);
 
 struct SimLatency {
   int64_t prepare_us = 0;  // CPU classification on top of the kernel

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/groth16/r1cs.hpp"
 
 namespace pp {
@@ -68,3 +69,10 @@ struct ShapeStats {
 ShapeStats shape_stats(const R1cs& r1cs, std::span<const Fr> z = {});
 
 }  // namespace pp
+
+namespace pp::engine {
+// The planner's view of the synthetic PoRep-shaped circuit at 2^lg (its exact input and aux
+// counts, densities A-aux 99.7 %, B-aux 25.4 % rounded up, every input in A and B, bellman's H),
+// for planning and simulating without a key. For a real key use shape_from_key_sizes.
+CircuitShape porep_like_shape(int lg, uint64_t public_inputs = 8);
+}  // namespace pp::engine

@@ -9,11 +9,6 @@
 
 namespace pp::engine {
 
-Proof cpu_prove_task(const PartitionTask& task) {
-  if (!task.key || !task.witness) throw std::invalid_argument("cpu_prove_task: the task has no key or witness");
-  return prove_partition(*task.key, *task.witness, task.randomizers, task.partition);
-}
-
 SimConfig SimConfig::from_plan(const MemoryPlan& plan) {
   SimConfig c;
   c.arena_capacity = plan.budget;

@@ -608,3 +608,24 @@ ShapeStats shape_stats(const R1cs& r1cs, std::span<const Fr> z) {
 }
 
 }  // namespace pp
+
+namespace pp::engine {
+
+CircuitShape porep_like_shape(int lg, uint64_t public_inputs) {
+  SyntheticOptions o;
+  o.lg_constraints = lg;
+  o.num_public_inputs = std::size_t(public_inputs);
+  const SyntheticSizes z = synthetic_sizes(o);
+  CircuitShape s;
+  s.lg = lg;
+  s.num_inputs = z.num_inputs;
+  s.num_aux = z.num_aux;
+  s.h_points = s.domain() - 1;
+  // Densities rounded up: a plan for these counts fits the real key, which has at most as many.
+  const auto share = [&](double d) { return std::min<uint64_t>(s.num_aux, uint64_t(double(s.num_aux) * d) + 1); };
+  s.a_points = s.num_inputs + share(porep_shape::a_aux_density);
+  s.b_points = s.num_inputs + share(porep_shape::b_aux_density);
+  return s;
+}
+
+}  // namespace pp::engine
