@@ -232,12 +232,8 @@ std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::str
   return out;
 }
 
+// A density bitmap whose word count and pointer check_assignment_shape has checked.
 std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std::size_t n_bits, const std::string& what) {
-  const std::size_t want = (n_bits + 63) / 64;
-  if (n_words != want)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, what + " has " + std::to_string(n_words) + " words, " +
-                                                std::to_string(n_bits) + " variables need " + std::to_string(want));
-  if (want > 0) require(words, what.c_str());
   std::vector<uint64_t> out(words, words + n_words);
   if (n_bits % 64 != 0 && (out.back() >> (n_bits % 64)) != 0)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, what + ": bits past variable " + std::to_string(n_bits - 1) +

@@ -140,8 +140,6 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
   }
 }
 
-uint64_t CudaBackend::host_bytes(const engine::PartitionTask& task) const { return engine::Backend::host_bytes(task); }
-
 std::unique_ptr<engine::Prepared> CudaBackend::prepare(const engine::PartitionTask& task) {
   if (task.witness == nullptr || !task.key) throw std::invalid_argument(name_ + ": a partition without key or witness");
   auto g = std::make_unique<GpuPrepared>();

@@ -52,7 +52,6 @@ class CudaBackend final : public engine::Backend {
   // Nominal counts (the default domain); every key's domain has its plan's counts.
   int stage_slots() const override { return config_.gw; }
   int msm_slots() const override { return config_.gw; }
-  uint64_t host_bytes(const engine::PartitionTask& task) const override;
   std::unique_ptr<engine::Prepared> prepare(const engine::PartitionTask& task) override;
   engine::SlotDomain slot_domain(const engine::Prepared& p) const override;
   void stage(engine::Prepared& p, int stage_slot, int msm_slot) override;
