@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 2
+#define PP_VERSION_MINOR 3
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -154,6 +154,15 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
  * and the next proof uploads it again. Safe while proofs run on the key: a GPU's copy is freed
  * when the last of its partitions in flight ends. The last pp_key_release does the same. */
 PP_API pp_status pp_key_evict(pp_key* key, pp_error* err);
+
+/* Uploads the key to every GPU of `engine` now (the arena, the tables, the SRS), so that the
+ * first proof does not pay for it; the copies stay until evicted, as after a proof. A GPU's
+ * layout of the key follows the circuit's column densities, which travel with the witnesses:
+ * `sample` is one partition's input (pp_input below; of a .ppw file only the header and the
+ * densities are read, of arrays only the density bitmaps). A CPU-only engine checks the sample
+ * and does nothing else. PP_ERR_DEVICE (the message says why) when a GPU cannot take the key. */
+struct pp_input;
+PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const struct pp_input* sample, pp_error* err);
 
 /* ----- inputs: one partition ---------------------------------------------------------------
  * One partition is given in one of three forms (pp_input.kind):

@@ -220,6 +220,11 @@ int run_prove(const ProveOptions& options) {
     inputs[k].kind = PP_INPUT_PPW;
     inputs[k].ppw.path = paths[k].c_str();
   }
+  if (!options.cpu_only) {
+    // The SRS upload is the key's, once per process: timed on its own, not as part of proving.
+    Stage s("loading the key onto the GPU(s)");
+    check(pp_key_preload(engine.get(), key.get(), &inputs[0], &err), err);
+  }
   // Without --seed, r and s come from the OS random source (pp_prove's NULL seed).
   const uint64_t seed = options.seed.value_or(0);
   std::unique_ptr<pp_pending, void (*)(pp_pending*)> pending(nullptr, pp_pending_free);

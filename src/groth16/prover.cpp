@@ -166,6 +166,21 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   return w;
 }
 
+void check_densities(const ProvingKey& pk, const Densities& d, const std::string& where) {
+  const std::size_t num_inputs = pk.vk.ic.size(), num_aux = pk.l.size();
+  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
+    if (got != want)
+      throw WitnessError(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
+                         std::to_string(want) + " (witness and proving key do not match)");
+  };
+  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
+  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
+  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
+  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
+  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
+}
+
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   const std::string where = partition_name(part);
   const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
@@ -179,14 +194,8 @@ Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   expect("b", w.b.size(), w.a.size(), "values");
   expect("c", w.c.size(), w.a.size(), "values");
   if (num_inputs == 0 || !w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
-  const Densities& d = w.densities;
-  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
+  check_densities(pk, w.densities, where);
   const Domain domain = key_domain(pk, w.a.size(), where);
-  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
-  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
-  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
   // The lowest unsatisfied row, found in parallel (2^27 rows take seconds on one core).
   const std::size_t rows = w.a.size();
   const std::size_t bad = tbb::parallel_reduce(

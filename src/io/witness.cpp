@@ -324,41 +324,36 @@ void read_sections(const std::filesystem::path& path, const std::string& name, s
 
 }  // namespace
 
-WitnessHeader read_witness_header(const std::filesystem::path& path) {
-  const File f(path);
-  WitnessHeader h = header_of(f);
+namespace {
+
+// The header of an open file, with its size checked against the counts: a truncated file, or one
+// with trailing bytes, goes through the byte parser, which names the exact place (bounded by the
+// file's own size: such a file is short or carries more than its counts say).
+WitnessHeader checked_header(const File& f) {
+  const WitnessHeader h = header_of(f);
   const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
-  if (want == 0 || want != f.size())
+  if (want == 0 || want != f.size()) {
+    if (f.size() <= (uint64_t(1) << 32)) {
+      std::vector<uint8_t> bytes(f.size());
+      f.read(bytes.data(), bytes.size(), 0);
+      parse_witness(bytes, f.name());
+    }
     throw std::runtime_error(f.name() + ": the header's counts (" + std::to_string(h.rows) + " rows, " +
                              std::to_string(h.inputs) + " inputs, " + std::to_string(h.aux) + " aux) need " +
                              (want ? std::to_string(want) : std::string("more than 2^64")) + " bytes, the file has " +
                              std::to_string(f.size()));
+  }
   return h;
 }
 
-Witness read_witness(const std::filesystem::path& path) {
-  const File f(path);
-  const WitnessHeader h = header_of(f);
-  const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
-  if (want == 0 || want != f.size()) {
-    // Truncated, or trailing bytes: the byte parser finds and names the exact place. Such a file
-    // is either short or carries more than its counts say, so reading it whole is bounded by the
-    // file's own size.
-    std::vector<uint8_t> bytes(f.size());
-    f.read(bytes.data(), bytes.size(), 0);
-    parse_witness(bytes, f.name());
-    throw std::runtime_error(f.name() + ": size does not match the header");  // parse_witness throws first
-  }
-  Witness w;
-  const Section sections[] = {{&w.a, h.rows, "a"}, {&w.b, h.rows, "b"}, {&w.c, h.rows, "c"},
-                              {&w.input, h.inputs, "input"}, {&w.aux, h.aux, "aux"}};
-  read_sections(path, f.name(), sections);
+// The density bitmaps at the end of a file whose size checked_header has checked.
+Densities densities_of(const File& f, const WitnessHeader& h) {
   const uint64_t at = kHeaderBytes + (3 * h.rows + h.inputs + h.aux) * kScalarBytes;
-  // The densities are small: read them and let the byte parser's rules check them.
   const uint64_t tail = f.size() - at;
   std::vector<uint8_t> rest(tail);
   if (tail) f.read(rest.data(), tail, at);
-  auto words = [&](uint64_t& pos, uint64_t n) {
+  uint64_t pos = 0;
+  auto words = [&](uint64_t n) {
     std::vector<uint64_t> v(n);
     for (auto& x : v) {
       x = 0;
@@ -367,16 +362,56 @@ Witness read_witness(const std::filesystem::path& path) {
     }
     return v;
   };
-  uint64_t pos = 0;
-  w.densities.a_aux = words(pos, words_for(h.aux));
-  w.densities.b_input = words(pos, words_for(h.inputs));
-  w.densities.b_aux = words(pos, words_for(h.aux));
+  Densities d;
+  d.a_aux = words(words_for(h.aux));
+  d.b_input = words(words_for(h.inputs));
+  d.b_aux = words(words_for(h.aux));
   const Reader at_end(std::span<const uint8_t>(rest.data(), rest.size()), f.name());
-  check_padding(at_end, w.densities.a_aux, h.aux, "a_aux density");
-  check_padding(at_end, w.densities.b_input, h.inputs, "b_input density");
-  check_padding(at_end, w.densities.b_aux, h.aux, "b_aux density");
+  check_padding(at_end, d.a_aux, h.aux, "a_aux density");
+  check_padding(at_end, d.b_input, h.inputs, "b_input density");
+  check_padding(at_end, d.b_aux, h.aux, "b_aux density");
+  return d;
+}
+
+}  // namespace
+
+WitnessHeader read_witness_header(const std::filesystem::path& path) {
+  const File f(path);
+  return checked_header(f);
+}
+
+void prefetch_witness(const std::filesystem::path& path) {
+  // Plain sequential reads into a scratch buffer, as `cat` does: the kernel's readahead follows
+  // one stream at the storage's speed on any file system (a WILLNEED hint is not honoured
+  // everywhere). The bytes themselves are dropped; the page cache keeps them.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::vector<char> scratch(std::size_t(4) << 20);
+  for (;;) {
+    const ssize_t got = ::read(fd, scratch.data(), scratch.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+  }
+  ::close(fd);
+}
+
+Densities read_witness_densities(const std::filesystem::path& path) {
+  const File f(path);
+  return densities_of(f, checked_header(f));
+}
+
+Witness read_witness(const std::filesystem::path& path) {
+  const File f(path);
+  const WitnessHeader h = checked_header(f);
+  Witness w;
+  const Section sections[] = {{&w.a, h.rows, "a"}, {&w.b, h.rows, "b"}, {&w.c, h.rows, "c"},
+                              {&w.input, h.inputs, "input"}, {&w.aux, h.aux, "aux"}};
+  read_sections(path, f.name(), sections);
+  w.densities = densities_of(f, h);
   if (!w.input[0].is_one())
-    throw std::runtime_error(f.name() + ": input[0] must be 1 (byte offset " + std::to_string(f.size()) + ")");
+    throw std::runtime_error(f.name() + ": input[0] must be 1 (byte offset " +
+                             std::to_string(f.size()) + ")");  // where the byte parser reports it
   return w;
 }
 

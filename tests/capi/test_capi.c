@@ -533,6 +533,30 @@ int main(int argc, char** argv) {
     pp_engine_free(tight);
   }
 
+  /* ----- preload: the sample is checked (file, arrays), a CPU-only engine uploads nothing ----- */
+  {
+    pp_input sample;
+    memset(&sample, 0, sizeof sample);
+    sample.kind = PP_INPUT_PPW;
+    sample.ppw.path = in_dir(dir, "witness-0.ppw");
+    OK(pp_key_preload(engine, key, &sample, err));
+    EXPECT_ERROR(pp_key_preload(engine, key, NULL, err), PP_ERR_NULL_POINTER, "sample");
+    sample.ppw.path = in_dir(dir, "no-such-witness.ppw");
+    EXPECT_ERROR(pp_key_preload(engine, key, &sample, err), PP_ERR_WITNESS, "no-such-witness.ppw");
+    pp_input arrays = assignment_input(&w0);
+    OK(pp_key_preload(engine, key, &arrays, err));
+    arrays.assignment.b_aux_density_words -= 1; /* a density that disagrees with the key */
+    EXPECT_ERROR(pp_key_preload(engine, key, &arrays, err), PP_ERR_INVALID_ARGUMENT, "b_aux_density");
+    arrays.assignment.b_aux_density_words += 1;
+    uint64_t* flipped = (uint64_t*)arrays.assignment.a_aux_density;
+    const uint64_t saved = flipped[0];
+    flipped[0] ^= 1; /* one more or one fewer A point than the key has */
+    EXPECT_ERROR(pp_key_preload(engine, key, &arrays, err), PP_ERR_WITNESS, "A query");
+    flipped[0] = saved;
+    OK(pp_key_info_get(key, &info, err));
+    CHECK(info.device_resident == 0);
+  }
+
   /* ----- stats and eviction ----- */
   {
     pp_engine_stats st;

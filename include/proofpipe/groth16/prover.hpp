@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "proofpipe/ff/tower.hpp"
@@ -107,6 +108,9 @@ struct MsmSums {
 // A = alpha + sum A + r delta; B = beta + sum B + s delta;
 // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
 Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs);
+// The density bitmaps against the key: word counts, and the A / B query sizes they imply.
+// Throws WitnessError prefixed with `where`.
+void check_densities(const ProvingKey& pk, const Densities& densities, const std::string& where);
 // Checks a witness against the key as prove() does (sizes, densities, a·b = c at every row) and
 // returns the evaluation domain; WitnessError naming `partition` otherwise.
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t partition);

@@ -30,6 +30,13 @@ struct WitnessHeader {
   uint64_t file_bytes = 0;
 };
 WitnessHeader read_witness_header(const std::filesystem::path& path);
+// The density bitmaps of a .ppw file (header and size checked, the scalars not read): what a
+// GPU's layout of the key depends on (pp_key_preload).
+Densities read_witness_densities(const std::filesystem::path& path);
+// Reads the whole file into the page cache (one sequential stream, as `cat` reads, at the
+// storage's speed), so that a later read_witness finds it there: run it on a thread of its own
+// ahead of the reader. A file that cannot be opened or read is ignored (read_witness reports it).
+void prefetch_witness(const std::filesystem::path& path);
 // Bytes of a .ppw file with these counts; 0 when they overflow.
 uint64_t witness_file_bytes(uint64_t rows, uint64_t inputs, uint64_t aux);
 
