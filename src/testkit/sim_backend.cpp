@@ -157,6 +157,15 @@ uint64_t SimBackend::faults_injected() const {
   return faults_;
 }
 
+void SimBackend::synchronize() {
+  // The copy queue first: the compute queue's items wait for its uploads, never the reverse.
+  for (Queue* q : {copy_.get(), compute_.get()}) {
+    auto drained = std::make_shared<Event>();
+    q->push([drained] { drained->fire(); });
+    drained->wait();
+  }
+}
+
 SimArenaStats SimBackend::arena() const {
   std::lock_guard lock(mu_);
   return {config_.arena_capacity, in_use_, peak_, violations_, first_violation_};

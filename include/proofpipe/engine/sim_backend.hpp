@@ -105,6 +105,10 @@ class SimBackend final : public Backend {
   DeviceTimeline& timeline() override { return timeline_; }
 
   SimArenaStats arena() const;
+  // Waits until everything enqueued on the device queues so far has run (a device-wide
+  // synchronise, for tests after the engine stopped: a failed compute() leaves its slot releases
+  // queued behind its upload, and nothing of the engine waits for them). Not counted.
+  void synchronize();
   const SimConfig& config() const { return config_; }
   // Faults injected so far (all phases).
   uint64_t faults_injected() const;
