@@ -173,6 +173,7 @@ class Engine {
   void shutdown(Shutdown how);
 
   EngineStats stats() const;
+  const EngineConfig& config() const;
   std::vector<TraceEvent> trace() const;  // worker stages and device intervals
   // Chrome / Perfetto trace JSON: {"traceEvents":[{"name","ph":"X","ts","dur","pid","tid"}...]}.
   void write_chrome_trace(const std::filesystem::path& path) const;
