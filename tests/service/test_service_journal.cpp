@@ -1,0 +1,173 @@
+// The SQLite job journal: insert, idempotency, state transitions, resume after reopen, retention.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "journal.hpp"
+#include "temp_dir.hpp"
+
+using namespace pp::service;
+
+namespace {
+
+NewJob job(const std::string& id, const std::string& request_id = "", int priority = 0, int64_t at = 1000) {
+  NewJob j;
+  j.job_id = id;
+  j.request_id = request_id;
+  j.key_path = "k/params";
+  j.request = {1, 2, 3, uint8_t(id.size())};
+  j.priority = priority;
+  j.partitions_total = 2;
+  j.submitted_ms = at;
+  return j;
+}
+
+}  // namespace
+
+TEST(Journal, InsertIsReadBackQueued) {
+  TempDir dir;
+  Journal j(dir.path());
+  const Journal::Inserted a = j.insert(job("a", "req-a", 3, 1234));
+  EXPECT_FALSE(a.duplicate);
+  EXPECT_EQ(a.job.job_id, "a");
+  const std::optional<JobRecord> r = j.get("a");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, JobState::queued);
+  EXPECT_EQ(r->request_id, "req-a");
+  EXPECT_EQ(r->key_path, "k/params");
+  EXPECT_EQ(r->request, (std::vector<uint8_t>{1, 2, 3, 1}));
+  EXPECT_EQ(r->priority, 3);
+  EXPECT_EQ(r->partitions_total, 2u);
+  EXPECT_EQ(r->submitted_ms, 1234);
+  EXPECT_EQ(r->attempts, 0u);
+  EXPECT_FALSE(j.get("nope"));
+  EXPECT_GT(j.insert(job("b")).job.seq, a.job.seq);
+}
+
+TEST(Journal, FileIsInWalMode) {
+  TempDir dir;
+  Journal j(dir.path());
+  j.insert(job("a"));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(j.file().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+TEST(Journal, SameRequestIdReturnsTheFirstJob) {
+  TempDir dir;
+  Journal j(dir.path());
+  EXPECT_FALSE(j.insert(job("a", "req")).duplicate);
+  const Journal::Inserted again = j.insert(job("b", "req"));
+  EXPECT_TRUE(again.duplicate);
+  EXPECT_EQ(again.job.job_id, "a");
+  EXPECT_FALSE(j.get("b"));
+  ASSERT_TRUE(j.find_request("req"));
+  EXPECT_EQ(j.find_request("req")->job_id, "a");
+  EXPECT_FALSE(j.find_request("other"));
+  // Without a request_id there is no idempotency: two jobs.
+  EXPECT_FALSE(j.insert(job("c")).duplicate);
+  EXPECT_FALSE(j.insert(job("d")).duplicate);
+  EXPECT_EQ(j.count_by_state()[JobState::queued], 3u);
+}
+
+TEST(Journal, StateTransitions) {
+  TempDir dir;
+  Journal j(dir.path());
+  j.insert(job("a"));
+  EXPECT_TRUE(j.mark_running("a", 2000));
+  EXPECT_FALSE(j.mark_running("a", 2001));  // only a queued job starts
+  j.set_progress("a", 1);
+  EXPECT_EQ(j.get("a")->state, JobState::running);
+  EXPECT_EQ(j.get("a")->partitions_done, 1u);
+  EXPECT_EQ(j.get("a")->attempts, 1u);
+  EXPECT_EQ(j.get("a")->started_ms, 2000);
+  const std::vector<uint8_t> proofs(384, 7);
+  EXPECT_TRUE(j.finish("a", JobState::succeeded, proofs, "", 3000, 1.5, 2.5));
+  const JobRecord r = *j.get("a");
+  EXPECT_EQ(r.state, JobState::succeeded);
+  EXPECT_EQ(r.proofs, proofs);
+  EXPECT_EQ(r.partitions_done, 2u);
+  EXPECT_EQ(r.finished_ms, 3000);
+  EXPECT_DOUBLE_EQ(r.prove_ms, 2.5);
+  // A finished job stays finished.
+  EXPECT_FALSE(j.finish("a", JobState::failed, {}, "late", 4000, 0, 0));
+  EXPECT_FALSE(j.mark_running("a", 4000));
+  EXPECT_EQ(j.get("a")->state, JobState::succeeded);
+  EXPECT_THROW(j.finish("a", JobState::running, {}, "", 0, 0, 0), std::invalid_argument);
+
+  // Cancelled while queued: it never starts.
+  j.insert(job("b"));
+  EXPECT_TRUE(j.finish("b", JobState::cancelled, {}, "cancelled", 5000, 0, 0));
+  EXPECT_FALSE(j.mark_running("b", 5001));
+  EXPECT_TRUE(j.get("b")->proofs.empty());
+
+  // Failed: the error is kept, no proofs.
+  j.insert(job("c"));
+  j.mark_running("c", 6000);
+  EXPECT_TRUE(j.finish("c", JobState::failed, proofs, "witness_paths[1]: bad", 6001, 0, 0));
+  EXPECT_EQ(j.get("c")->error, "witness_paths[1]: bad");
+  EXPECT_TRUE(j.get("c")->proofs.empty());
+
+  // A clean shutdown puts a running job back.
+  j.insert(job("d"));
+  j.mark_running("d", 7000);
+  j.requeue("d");
+  EXPECT_EQ(j.get("d")->state, JobState::queued);
+  EXPECT_TRUE(j.mark_running("d", 7001));
+  EXPECT_EQ(j.get("d")->attempts, 2u);
+}
+
+TEST(Journal, ResumesAfterReopen) {
+  TempDir dir;
+  {
+    Journal j(dir.path());
+    j.insert(job("low", "r-low", 0));
+    j.insert(job("running", "r-running", 0));
+    j.insert(job("high", "r-high", 5));
+    j.insert(job("done", "r-done", 9));
+    j.mark_running("running", 100);
+    j.set_progress("running", 1);
+    j.mark_running("done", 100);
+    j.finish("done", JobState::succeeded, std::vector<uint8_t>(192, 1), "", 200, 0, 0);
+  }  // the daemon dies: nothing else happens to the rows
+  Journal j(dir.path());
+  const std::vector<JobRecord> queued = j.recover();
+  ASSERT_EQ(queued.size(), 3u);
+  EXPECT_EQ(queued[0].job_id, "high");  // priority first
+  EXPECT_EQ(queued[1].job_id, "low");   // then submission order
+  EXPECT_EQ(queued[2].job_id, "running");
+  EXPECT_EQ(queued[2].state, JobState::queued);
+  EXPECT_EQ(queued[2].partitions_done, 0u);
+  EXPECT_EQ(queued[2].attempts, 1u);
+  // The finished job's result is still there, and its request_id still maps to it.
+  EXPECT_EQ(j.get("done")->state, JobState::succeeded);
+  EXPECT_EQ(j.get("done")->proofs, std::vector<uint8_t>(192, 1));
+  EXPECT_TRUE(j.insert(job("again", "r-done")).duplicate);
+}
+
+TEST(Journal, RetentionDeletesOnlyOldFinishedJobs) {
+  TempDir dir;
+  Journal j(dir.path());
+  for (const char* id : {"old", "new", "failed-old", "queued-old"}) j.insert(job(id, id, 0, 10));
+  j.finish("old", JobState::succeeded, std::vector<uint8_t>(192, 1), "", 1000, 0, 0);
+  j.finish("new", JobState::succeeded, std::vector<uint8_t>(192, 1), "", 9000, 0, 0);
+  j.finish("failed-old", JobState::failed, {}, "x", 2000, 0, 0);
+  EXPECT_EQ(j.purge_finished_before(5000), 2);
+  EXPECT_FALSE(j.get("old"));
+  EXPECT_FALSE(j.get("failed-old"));
+  EXPECT_TRUE(j.get("new"));
+  EXPECT_TRUE(j.get("queued-old"));  // never finished: never deleted
+  EXPECT_EQ(j.purge_finished_before(5000), 0);
+}
+
+TEST(Journal, UnusableStateDirectoryIsAnError) {
+  TempDir dir;
+  std::ofstream(dir.path() / "file") << "x";
+  EXPECT_THROW(Journal(dir.path() / "file"), std::runtime_error);
+}
