@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -152,5 +153,12 @@ struct EngineBenchOptions {
 void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& options);
 // Exit code 0 iff every job ended ok and every proof verified.
 int run_engine_bench(const EngineBenchOptions& options);
+
+// `serve`, `submit`, `await` and `status`: the proving daemon and its clients (builds with
+// PROOFPIPE_SERVICE; src/cli/service_commands.cpp, docs/SERVICE.md).
+struct ServiceCommands;
+std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app);
+// The exit code when one of these commands was parsed; nothing otherwise. `threads`: --threads.
+std::optional<int> run_service_commands(const ServiceCommands& commands, int threads);
 
 }  // namespace pp::cli

@@ -166,6 +166,10 @@ int main(int argc, char** argv) {
   auto* eb = eng->add_subcommand("bench", "Run proofs through the engine (simulated device): s/proof, GPU busy %, trace");
   pp::cli::add_engine_bench_options(eb, engine_bench);
 
+#if PROOFPIPE_HAS_SERVICE
+  const std::shared_ptr<pp::cli::ServiceCommands> service = pp::cli::add_service_commands(app);
+#endif
+
   CLI11_PARSE(app, argc, argv);
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0)
@@ -208,6 +212,9 @@ int main(int argc, char** argv) {
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
     if (br->parsed()) return pp::cli::run_bench_read(bench_read_files, bench_read_repeat);
     if (eb->parsed()) return pp::cli::run_engine_bench(engine_bench);
+#if PROOFPIPE_HAS_SERVICE
+    if (const std::optional<int> rc = pp::cli::run_service_commands(*service, threads)) return *rc;
+#endif
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;
       bench_gpu.op = b->get_name();

@@ -1,0 +1,244 @@
+// `proofpipe serve | submit | await | status`: the proving daemon (src/service) and its command
+// line clients over the same gRPC API (proto/proofpipe/v1/prover.proto, docs/SERVICE.md).
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "proofpipe/v1/prover.grpc.pb.h"
+#include "server.hpp"
+
+namespace pp::cli {
+
+namespace v1 = ::proofpipe::v1;
+
+struct ServiceCommands {
+  CLI::App* serve = nullptr;
+  CLI::App* submit = nullptr;
+  CLI::App* await = nullptr;
+  CLI::App* status = nullptr;
+  service::ServiceConfig config;
+  std::string server = "127.0.0.1:50051";
+  // submit
+  std::string key, request_id;
+  std::vector<std::string> witnesses;
+  bool inline_witnesses = false, wait = false;
+  int priority = 0;
+  // submit --wait, await
+  std::string job;
+  std::string out;
+};
+
+namespace {
+
+const char* code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return "OK";
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    default: return "ERROR";
+  }
+}
+
+void check(const char* rpc, const grpc::Status& status) {
+  if (!status.ok())
+    throw std::runtime_error(fmt::format("{}: {}: {}", rpc, code_name(status.error_code()), status.error_message()));
+}
+
+std::unique_ptr<v1::Prover::Stub> connect(const std::string& server) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  return v1::Prover::NewStub(grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path + ": cannot open");
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+const char* state_name(v1::JobState s) {
+  // JOB_STATE_SUCCEEDED -> SUCCEEDED
+  const std::string& full = v1::JobState_Name(s);
+  return full.c_str() + (full.rfind("JOB_STATE_", 0) == 0 ? 10 : 0);
+}
+
+// Awaits the job, one progress line per change on stderr; writes the proofs to `out` if given.
+int await_job(v1::Prover::Stub& stub, const std::string& job_id, const std::string& out) {
+  v1::Job job;
+  uint32_t last = UINT32_MAX;
+  int last_state = -1;
+  for (;;) {
+    grpc::ClientContext ctx;
+    v1::AwaitRequest req;
+    req.set_job_id(job_id);
+    req.set_timeout_ms(1000);
+    check("Await", stub.Await(&ctx, req, &job));
+    if (job.partitions_done() != last || int(job.state()) != last_state) {
+      last = job.partitions_done();
+      last_state = int(job.state());
+      fmt::print(stderr, "  job {} {} {}/{} partition(s)\n", job_id, state_name(job.state()), job.partitions_done(),
+                 job.partitions_total());
+    }
+    if (job.state() >= v1::JOB_STATE_SUCCEEDED) break;
+  }
+  fmt::print("{} {}\n", job_id, state_name(job.state()));
+  if (job.state() != v1::JOB_STATE_SUCCEEDED) {
+    if (!job.error().empty()) fmt::print(stderr, "proofpipe: job {}: {}\n", job_id, job.error());
+    return 1;
+  }
+  if (!out.empty()) {
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f.write(job.proofs().data(), std::streamsize(job.proofs().size()));
+    f.close();
+    if (!f) throw std::runtime_error(out + ": write failed");
+    fmt::print(stderr, "wrote {} proof(s) to {}\n", job.proofs().size() / 192, out);
+  }
+  return 0;
+}
+
+int run_serve(service::ServiceConfig config, int threads) {
+  config.threads = threads;
+  // SIGINT and SIGTERM are taken by sigwait below: blocked here, before any thread starts, so
+  // that every thread of the daemon inherits the mask and none is interrupted by them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  service::Daemon daemon(config);
+  fmt::print("proofpipe serve: listening on {}:{} ({} job(s) resumed from the journal)\n",
+             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), daemon.recovered());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  fmt::print(stderr, "proofpipe serve: {}: shutting down (queued jobs stay in the journal)\n",
+             sig == SIGINT ? "SIGINT" : "SIGTERM");
+  daemon.shutdown();
+  fmt::print(stderr, "proofpipe serve: stopped\n");
+  return 0;
+}
+
+int run_submit(const ServiceCommands& c) {
+  auto stub = connect(c.server);
+  v1::SubmitRequest req;
+  req.set_request_id(c.request_id);
+  req.set_key_path(c.key);
+  req.set_priority(c.priority);
+  for (const std::string& w : c.witnesses) {
+    if (c.inline_witnesses)
+      req.add_witnesses(read_bytes(w));
+    else
+      req.add_witness_paths(w);
+  }
+  grpc::ClientContext ctx;
+  v1::SubmitResponse resp;
+  check("Submit", stub->Submit(&ctx, req, &resp));
+  if (resp.duplicate()) fmt::print(stderr, "proofpipe: request_id '{}' was submitted before: the same job\n", c.request_id);
+  if (!c.wait) {
+    fmt::print("{}\n", resp.job_id());
+    return 0;
+  }
+  return await_job(*stub, resp.job_id(), c.out);
+}
+
+int run_status(const ServiceCommands& c) {
+  auto stub = connect(c.server);
+  grpc::ClientContext ctx;
+  v1::Status status;
+  check("GetStatus", stub->GetStatus(&ctx, v1::GetStatusRequest{}, &status));
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  if (!google::protobuf::util::MessageToJsonString(status, &json, options).ok())
+    throw std::runtime_error("status: cannot print the reply as JSON");
+  fmt::print("{}", json);
+  return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
+  auto c = std::make_shared<ServiceCommands>();
+  service::ServiceConfig& cfg = c->config;
+  c->serve = app.add_subcommand("serve", "Run the proving daemon: gRPC API proofpipe.v1.Prover (docs/SERVICE.md)");
+  c->serve->add_option("--listen", cfg.listen, "host:port to listen on (loopback only for now; port 0: any free port)")
+      ->capture_default_str();
+  c->serve->add_option("--data-root", cfg.data_root, "Directory every key and witness path is relative to (and inside)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  c->serve->add_option("--state", cfg.state_dir, "Directory of the job journal (default: DATA_ROOT/.proofpipe-state)");
+  c->serve->add_option("--gw", cfg.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
+  c->serve->add_option("--devices", cfg.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
+      ->check(CLI::NonNegativeNumber);
+  c->serve->add_flag("--cpu", cfg.cpu_only, "Prove on the CPU even when a GPU is visible");
+  c->serve->add_option("--jobs", cfg.jobs_in_flight, "Jobs proving at once (the engine overlaps them)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  c->serve->add_option("--max-queue", cfg.max_queue, "Queued + running jobs beyond which Submit answers RESOURCE_EXHAUSTED")
+      ->check(CLI::Range(1u, 10000000u))
+      ->capture_default_str();
+  c->serve->add_option("--retention-hours", cfg.retention_hours, "Finished jobs are deleted from the journal after this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  c->serve->add_option("--max-message", cfg.max_message_bytes, "Largest request in bytes (inline witnesses)")
+      ->check(CLI::Range(std::size_t(1) << 16, std::size_t(1) << 31))
+      ->capture_default_str();
+
+  auto server_option = [&](CLI::App* cmd) {
+    cmd->add_option("--server", c->server, "Daemon address host:port")->capture_default_str();
+  };
+  c->submit = app.add_subcommand("submit", "Submit a job to a daemon; prints the job id (or, with --wait, its end)");
+  server_option(c->submit);
+  c->submit->add_option("--key", c->key, "Proving key (.params), relative to the daemon's --data-root")->required();
+  c->submit->add_option("--witness", c->witnesses, "Witness (.ppw) per partition, in order, relative to --data-root")
+      ->required();
+  c->submit->add_flag("--inline", c->inline_witnesses, "Send the witness files' bytes (local paths) instead of their paths");
+  c->submit->add_option("--request-id", c->request_id, "Idempotency key: a retried submit returns the same job");
+  c->submit->add_option("--priority", c->priority, "Higher runs first")->capture_default_str();
+  c->submit->add_flag("--wait", c->wait, "Wait for the job to finish and print its state");
+  c->submit->add_option("--out", c->out, "With --wait: write the proofs here (192 bytes each)");
+
+  c->await = app.add_subcommand("await", "Wait for a job and print its state; write its proofs with --out");
+  server_option(c->await);
+  c->await->add_option("--job", c->job, "Job id")->required();
+  c->await->add_option("--out", c->out, "Write the proofs here (192 bytes each)");
+
+  c->status = app.add_subcommand("status", "Print a daemon's status (JSON): engine, keys, queue, memory");
+  server_option(c->status);
+  return c;
+}
+
+std::optional<int> run_service_commands(const ServiceCommands& c, int threads) {
+  if (c.serve->parsed()) return run_serve(c.config, threads);
+  if (c.submit->parsed()) {
+    if (!c.out.empty() && !c.wait) throw std::invalid_argument("submit: --out needs --wait");
+    return run_submit(c);
+  }
+  if (c.await->parsed()) {
+    auto stub = connect(c.server);
+    return await_job(*stub, c.job, c.out);
+  }
+  if (c.status->parsed()) return run_status(c);
+  return std::nullopt;
+}
+
+}  // namespace pp::cli

@@ -1,0 +1,744 @@
+#include "server.hpp"
+
+#include <fmt/core.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "errors.hpp"
+#include "journal.hpp"
+#include "paths.hpp"
+#include "proofpipe/proofpipe.h"
+#include "proofpipe/v1/prover.grpc.pb.h"
+
+namespace pp::service {
+
+namespace fs = std::filesystem;
+namespace v1 = ::proofpipe::v1;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::size_t kMaxRequestId = 256;
+constexpr std::size_t kMaxPartitions = 100000;
+constexpr char kPpwMagic[] = "PPWITNS1";
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::string new_job_id() {
+  static std::mutex mu;
+  static std::random_device rd;
+  static std::mt19937_64 gen((uint64_t(rd()) << 32) ^ rd());
+  std::lock_guard lock(mu);
+  return fmt::format("{:016x}{:016x}", gen(), gen());
+}
+
+grpc::StatusCode grpc_code(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::invalid_argument: return grpc::StatusCode::INVALID_ARGUMENT;
+    case ErrorCode::not_found: return grpc::StatusCode::NOT_FOUND;
+    case ErrorCode::already_exists: return grpc::StatusCode::ALREADY_EXISTS;
+    case ErrorCode::resource_exhausted: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case ErrorCode::unimplemented: return grpc::StatusCode::UNIMPLEMENTED;
+    case ErrorCode::unavailable: return grpc::StatusCode::UNAVAILABLE;
+  }
+  return grpc::StatusCode::INTERNAL;
+}
+
+// Every handler runs in here: a bad request is a status, never a crash of the daemon.
+template <class F>
+grpc::Status guarded(const char* rpc, F&& body) {
+  try {
+    body();
+    return grpc::Status::OK;
+  } catch (const RequestError& e) {
+    return grpc::Status(grpc_code(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, fmt::format("{}: out of memory", rpc));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "proofpipe serve: {}: internal error: {}\n", rpc, e.what());
+    return grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("{}: {}", rpc, e.what()));
+  } catch (...) {
+    fmt::print(stderr, "proofpipe serve: {}: unknown internal error\n", rpc);
+    return grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("{}: unknown internal error", rpc));
+  }
+}
+
+bool has_extension(const fs::path& p, const char* ext) { return p.extension() == ext; }
+
+// The first bytes of a file (fewer when it is shorter).
+std::string file_head(const fs::path& p, std::size_t n) {
+  std::ifstream f(p, std::ios::binary);
+  std::string head(n, '\0');
+  f.read(head.data(), std::streamsize(n));
+  head.resize(std::size_t(std::max<std::streamsize>(f.gcount(), 0)));
+  return head;
+}
+
+// A resolved bellperson key path, or UNIMPLEMENTED for a snarkjs key.
+fs::path resolve_key(const fs::path& root, const std::string& key_path) {
+  const fs::path key = confine(root, key_path, "key_path");
+  if (has_extension(key, ".zkey") || file_head(key, 4) == "zkey")
+    throw RequestError(ErrorCode::unimplemented,
+                       fmt::format("key_path: '{}' is a snarkjs .zkey; this daemon serves bellperson .params keys "
+                                   "only for now (prove .zkey files with `proofpipe prove`)",
+                                   key_path));
+  return key;
+}
+
+uint64_t rss_bytes() {
+  std::ifstream f("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  f >> size >> resident;
+  return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+struct QueueEntry {
+  int priority;
+  int64_t seq;
+  std::string job_id;
+  bool operator<(const QueueEntry& o) const {
+    if (priority != o.priority) return priority > o.priority;  // higher first
+    return seq < o.seq;                                         // then submission order
+  }
+};
+
+struct KeyEntry {
+  std::mutex load_mu;  // one load at a time per key; others wait for it
+  std::shared_ptr<pp_key> key;
+  fs::path path;
+  uint64_t file_bytes = 0;
+};
+
+// A job a worker holds: its live progress and what Cancel needs.
+struct Live {
+  uint32_t partitions_done = 0;
+  bool cancel = false;
+  pp_pending* pending = nullptr;  // set while proving; guarded by Impl::mu
+};
+
+}  // namespace
+
+struct Daemon::Impl final : v1::Prover::Service {
+  ServiceConfig config;
+  fs::path root;
+  Journal journal;
+  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine{nullptr, pp_engine_free};
+  Clock::time_point started = Clock::now();
+  std::size_t recovered = 0;
+
+  std::mutex keys_mu;
+  std::map<fs::path, std::shared_ptr<KeyEntry>> keys;
+
+  std::mutex mu;                   // queue, live, stopping, version
+  std::condition_variable work;    // the queue or stopping changed
+  std::condition_variable changed; // some job changed (version moved)
+  uint64_t version = 0;
+  std::set<QueueEntry> queue;
+  std::map<std::string, Live> live;
+  bool stopping = false;
+
+  std::vector<std::thread> workers;
+  std::thread maintenance;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+  std::once_flag shutdown_once;
+
+  static fs::path state_of(const ServiceConfig& c) {
+    return c.state_dir.empty() ? canonical_root(c.data_root) / ".proofpipe-state" : c.state_dir;
+  }
+
+  explicit Impl(const ServiceConfig& c) : config(c), root(canonical_root(c.data_root)), journal(state_of(c)) {
+    pp_engine_config ec;
+    pp_engine_config_default(&ec);
+    if (config.cpu_only) {
+      ec.num_gpus = 0;
+    } else if (!config.devices.empty()) {
+      if (config.devices.size() > PP_MAX_GPUS) throw std::invalid_argument("--devices: more than 16");
+      ec.num_gpus = int(config.devices.size());
+      for (std::size_t i = 0; i < config.devices.size(); ++i) ec.gpus[i] = config.devices[i];
+    }
+    ec.gpu_workers = config.gw;
+    ec.threads = config.threads;
+    pp_error err;
+    pp_engine* e = nullptr;
+    if (pp_engine_create(&ec, &e, &err) != PP_OK) throw std::invalid_argument(fmt::format("engine: {}", err.message));
+    engine.reset(e);
+
+    purge();
+    for (const JobRecord& r : journal.recover()) queue.insert({r.priority, r.seq, r.job_id});
+    recovered = queue.size();
+
+    for (int i = 0; i < config.jobs_in_flight; ++i) workers.emplace_back([this] { worker(); });
+    maintenance = std::thread([this] { maintain(); });
+
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+    builder.SetMaxReceiveMessageSize(int(std::min<std::size_t>(config.max_message_bytes, INT32_MAX)));
+    builder.RegisterService(this);
+    server = builder.BuildAndStart();
+    if (!server || port == 0) {
+      stop_workers();
+      throw std::runtime_error(fmt::format("--listen {}: cannot listen there (in use?)", config.listen));
+    }
+  }
+
+  ~Impl() override { shutdown(); }
+
+  void shutdown() {
+    std::call_once(shutdown_once, [this] {
+      {
+        std::lock_guard lock(mu);
+        stopping = true;
+        ++version;
+      }
+      work.notify_all();
+      changed.notify_all();
+      if (server) server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      stop_workers();
+      if (server) server->Wait();
+      std::lock_guard lock(keys_mu);
+      keys.clear();
+    });
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard lock(mu);
+      stopping = true;
+    }
+    work.notify_all();
+    for (auto& t : workers)
+      if (t.joinable()) t.join();
+    if (maintenance.joinable()) maintenance.join();
+  }
+
+  void notify() {
+    {
+      std::lock_guard lock(mu);
+      ++version;
+    }
+    changed.notify_all();
+  }
+
+  void purge() {
+    const int64_t cutoff = unix_ms() - int64_t(config.retention_hours * 3600.0 * 1000.0);
+    if (const int n = journal.purge_finished_before(cutoff); n > 0)
+      fmt::print(stderr, "proofpipe serve: deleted {} finished job(s) older than {} h\n", n, config.retention_hours);
+  }
+
+  void maintain() {
+    const auto every = std::chrono::duration<double>(std::clamp(config.retention_hours * 3600.0 / 4, 1.0, 600.0));
+    std::unique_lock lock(mu);
+    while (!work.wait_for(lock, every, [this] { return stopping; })) {
+      lock.unlock();
+      try {
+        purge();
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "proofpipe serve: retention: {}\n", e.what());
+      }
+      lock.lock();
+    }
+  }
+
+  // ----- key cache ------------------------------------------------------------------------------
+
+  std::shared_ptr<KeyEntry> key_entry(const fs::path& key) {
+    std::lock_guard lock(keys_mu);
+    auto& slot = keys[key];
+    if (!slot) {
+      slot = std::make_shared<KeyEntry>();
+      slot->path = key;
+    }
+    return slot;
+  }
+
+  // The loaded key (loading it on first use); *load_ms is the time this call spent loading.
+  std::shared_ptr<pp_key> key_for(const fs::path& key, double* load_ms) {
+    const std::shared_ptr<KeyEntry> e = key_entry(key);
+    std::lock_guard load(e->load_mu);
+    if (e->key) return e->key;
+    const auto t0 = Clock::now();
+    pp_error err;
+    pp_key* k = nullptr;
+    if (pp_key_load(key.c_str(), 0, &k, &err) != PP_OK) {
+      std::lock_guard lock(keys_mu);
+      if (auto it = keys.find(key); it != keys.end() && it->second == e) keys.erase(it);
+      throw RequestError(ErrorCode::invalid_argument, fmt::format("key_path: {}", err.message));
+    }
+    e->key = std::shared_ptr<pp_key>(k, pp_key_release);
+    std::error_code ec;
+    e->file_bytes = fs::file_size(key, ec);
+    if (load_ms) *load_ms = ms_since(t0);
+    return e->key;
+  }
+
+  v1::KeyInfo key_info(const fs::path& key, const std::shared_ptr<pp_key>& k, uint64_t file_bytes) {
+    v1::KeyInfo info;
+    info.set_key_path(fs::relative(key, root).string());
+    info.set_file_bytes(file_bytes);
+    if (!k) return info;
+    info.set_loaded(true);
+    pp_key_info ki;
+    pp_error err;
+    if (pp_key_info_get(k.get(), &ki, &err) == PP_OK) {
+      info.set_device_resident(ki.device_resident != 0);
+      info.set_device_copies(ki.device_copies);
+      info.set_num_inputs(ki.num_inputs);
+      info.set_num_aux(ki.num_aux);
+      info.set_domain_size(ki.domain_size);
+    }
+    return info;
+  }
+
+  // ----- jobs -----------------------------------------------------------------------------------
+
+  JobRecord get_or_throw(const std::string& job_id) {
+    if (job_id.empty()) throw RequestError(ErrorCode::invalid_argument, "job_id: empty");
+    std::optional<JobRecord> r = journal.get(job_id);
+    if (!r) throw RequestError(ErrorCode::not_found, fmt::format("job_id: no job '{}'", job_id));
+    return *r;
+  }
+
+  void fill(v1::Job* out, const JobRecord& r) {
+    out->set_job_id(r.job_id);
+    out->set_state(v1::JobState(int(r.state)));
+    out->set_request_id(r.request_id);
+    out->set_priority(r.priority);
+    out->set_attempts(r.attempts);
+    out->set_partitions_total(r.partitions_total);
+    out->set_partitions_done(r.partitions_done);
+    out->set_submitted_unix_ms(r.submitted_ms);
+    out->set_finished_unix_ms(r.finished_ms);
+    out->set_error(r.error);
+    if (r.state == JobState::succeeded) out->set_proofs(r.proofs.data(), r.proofs.size());
+    if (r.state == JobState::running) {
+      std::lock_guard lock(mu);
+      if (auto it = live.find(r.job_id); it != live.end()) out->set_partitions_done(it->second.partitions_done);
+    }
+    v1::StageTimings* t = out->mutable_timings();
+    if (r.started_ms) t->set_queued_ms(double(r.started_ms - r.submitted_ms));
+    t->set_key_load_ms(r.key_load_ms);
+    t->set_prove_ms(r.prove_ms);
+    if (r.finished_ms) t->set_total_ms(double(r.finished_ms - r.submitted_ms));
+  }
+
+  uint64_t current_version() {
+    std::lock_guard lock(mu);
+    return version;
+  }
+
+  // Waits until some job changes after `seen`, the deadline passes or the daemon stops.
+  void wait_change(uint64_t seen, Clock::time_point deadline) {
+    std::unique_lock lock(mu);
+    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(200));
+    changed.wait_until(lock, until, [&] { return version != seen || stopping; });
+  }
+
+  // Validates a request and journals it; the job id and whether it is a duplicate.
+  std::pair<std::string, bool> submit(const v1::SubmitRequest& req) {
+    if (req.request_id().size() > kMaxRequestId)
+      throw RequestError(ErrorCode::invalid_argument,
+                         fmt::format("request_id: {} bytes, at most {}", req.request_id().size(), kMaxRequestId));
+    std::string serialized;
+    {
+      google::protobuf::io::StringOutputStream stream(&serialized);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      if (!req.SerializeToCodedStream(&coded)) throw std::runtime_error("cannot serialize the request");
+    }
+    auto same_as = [&](const JobRecord& earlier) {
+      if (std::string(earlier.request.begin(), earlier.request.end()) != serialized)
+        throw RequestError(ErrorCode::already_exists,
+                           fmt::format("request_id: '{}' was used for a different request (job {}); use a new "
+                                       "request_id for a new request",
+                                       req.request_id(), earlier.job_id));
+      return std::make_pair(earlier.job_id, true);
+    };
+    // A retried Submit gets its job back even when the queue is full or the paths changed since.
+    if (!req.request_id().empty())
+      if (std::optional<JobRecord> earlier = journal.find_request(req.request_id())) return same_as(*earlier);
+
+    resolve_key(root, req.key_path());
+    const std::size_t paths = std::size_t(req.witness_paths_size()), inline_ = std::size_t(req.witnesses_size());
+    if (paths == 0 && inline_ == 0)
+      throw RequestError(ErrorCode::invalid_argument,
+                         "witness_paths, witnesses: give one .ppw witness per partition (paths or inline bytes)");
+    if (paths != 0 && inline_ != 0)
+      throw RequestError(ErrorCode::invalid_argument, "witness_paths, witnesses: give one or the other, not both");
+    if (paths + inline_ > kMaxPartitions)
+      throw RequestError(ErrorCode::invalid_argument,
+                         fmt::format("witness_paths, witnesses: {} partitions, at most {}", paths + inline_, kMaxPartitions));
+    for (std::size_t i = 0; i < paths; ++i) {
+      const fs::path w = confine(root, req.witness_paths(int(i)), "witness_paths", i);
+      if (has_extension(w, ".wtns"))
+        throw RequestError(ErrorCode::unimplemented,
+                           fmt::format("witness_paths[{}]: circom .wtns witnesses are not served yet; give .ppw", i));
+      if (file_head(w, 8) != kPpwMagic)
+        throw RequestError(ErrorCode::invalid_argument,
+                           fmt::format("witness_paths[{}]: '{}' is not a .ppw witness (no PPWITNS1 magic)", i,
+                                       req.witness_paths(int(i))));
+    }
+    for (std::size_t i = 0; i < inline_; ++i) {
+      const std::string& w = req.witnesses(int(i));
+      if (w.size() < 8 || std::memcmp(w.data(), kPpwMagic, 8) != 0)
+        throw RequestError(ErrorCode::invalid_argument,
+                           fmt::format("witnesses[{}]: {} bytes that are not a .ppw witness (no PPWITNS1 magic)", i,
+                                       w.size()));
+    }
+    {
+      std::lock_guard lock(mu);
+      if (stopping) throw RequestError(ErrorCode::unavailable, "the daemon is shutting down");
+      if (queue.size() + live.size() >= config.max_queue)
+        throw RequestError(ErrorCode::resource_exhausted,
+                           fmt::format("the queue is full ({} jobs queued or running, --max-queue {})",
+                                       queue.size() + live.size(), config.max_queue));
+    }
+    NewJob job;
+    job.job_id = new_job_id();
+    job.request_id = req.request_id();
+    job.key_path = req.key_path();
+    job.request.assign(serialized.begin(), serialized.end());
+    job.priority = req.priority();
+    job.partitions_total = uint32_t(paths + inline_);
+    job.submitted_ms = unix_ms();
+    const Journal::Inserted ins = journal.insert(job);  // committed: from here on the job exists
+    if (ins.duplicate) return same_as(ins.job);         // a concurrent Submit with the same id won
+    {
+      std::lock_guard lock(mu);
+      queue.insert({ins.job.priority, ins.job.seq, ins.job.job_id});
+      ++version;
+    }
+    work.notify_all();  // all: the maintenance thread and polling workers wait on it too
+    changed.notify_all();
+    return {ins.job.job_id, false};
+  }
+
+  // ----- workers --------------------------------------------------------------------------------
+
+  void worker() {
+    for (;;) {
+      std::string id;
+      {
+        std::unique_lock lock(mu);
+        work.wait(lock, [this] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        id = queue.begin()->job_id;
+        queue.erase(queue.begin());
+        live[id] = Live{};
+      }
+      try {
+        run(id);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "proofpipe serve: job {}: {}\n", id, e.what());
+      }
+      {
+        std::lock_guard lock(mu);
+        live.erase(id);
+        ++version;
+      }
+      changed.notify_all();
+    }
+  }
+
+  void run(const std::string& id) {
+    if (!journal.mark_running(id, unix_ms())) return;  // cancelled while it waited
+    notify();
+    double key_load_ms = 0;
+    const auto t0 = Clock::now();
+    std::unique_ptr<pp_pending, void (*)(pp_pending*)> pending(nullptr, pp_pending_free);
+    auto fail = [&](const std::string& why) {
+      journal.finish(id, JobState::failed, {}, why, unix_ms(), key_load_ms, ms_since(t0));
+    };
+    std::size_t n = 0;
+    v1::SubmitRequest req;
+    try {
+      const std::optional<JobRecord> rec = journal.get(id);
+      if (!rec) return;
+      if (!req.ParseFromArray(rec->request.data(), int(rec->request.size())))
+        return fail("the journaled request cannot be parsed");
+      // Resolved again: the files may have changed since Submit (or since the daemon restarted).
+      const std::shared_ptr<pp_key> key = key_for(resolve_key(root, req.key_path()), &key_load_ms);
+      std::vector<std::string> paths;
+      n = std::size_t(req.witness_paths_size() + req.witnesses_size());
+      for (int i = 0; i < req.witness_paths_size(); ++i)
+        paths.push_back(confine(root, req.witness_paths(i), "witness_paths", std::size_t(i)).string());
+      std::vector<pp_input> inputs(n, pp_input{});
+      for (std::size_t i = 0; i < n; ++i) {
+        inputs[i].kind = PP_INPUT_PPW;
+        if (!paths.empty()) {
+          inputs[i].ppw.path = paths[i].c_str();
+        } else {
+          const std::string& w = req.witnesses(int(i));
+          inputs[i].ppw.data = reinterpret_cast<const uint8_t*>(w.data());
+          inputs[i].ppw.size = w.size();
+        }
+      }
+      pp_error err;
+      pp_pending* p = nullptr;
+      if (pp_prove_start(engine.get(), key.get(), inputs.data(), n, nullptr, &p, &err) != PP_OK)
+        return fail(fmt::format("{}: {}", paths.empty() ? "witnesses" : "witness_paths", err.message));
+      pending.reset(p);
+    } catch (const RequestError& e) {
+      return fail(e.what());
+    }
+    {
+      std::lock_guard lock(mu);
+      Live& l = live[id];
+      l.pending = pending.get();
+      if (l.cancel) pp_cancel(pending.get(), nullptr);
+    }
+    bool interrupted = false;  // by shutdown: the job goes back to the queue
+    std::size_t reported = 0;
+    for (int done = 0; !done;) {
+      std::size_t parts = 0;
+      pp_error err;
+      if (pp_prove_poll(pending.get(), &done, &parts, &err) != PP_OK) break;  // finalize reports it
+      if (parts != reported) {
+        reported = parts;
+        {
+          std::lock_guard lock(mu);
+          live[id].partitions_done = uint32_t(parts);
+          ++version;
+        }
+        changed.notify_all();
+        journal.set_progress(id, uint32_t(parts));
+      }
+      if (done) break;
+      std::unique_lock lock(mu);
+      if (stopping && !interrupted) {
+        interrupted = true;
+        pp_cancel(pending.get(), nullptr);
+      }
+      work.wait_for(lock, std::chrono::milliseconds(20), [&] { return stopping && !interrupted; });
+    }
+    std::vector<uint8_t> proofs(n * PP_PROOF_BYTES);
+    std::size_t size = proofs.size();
+    pp_error err;
+    const pp_status st = pp_prove_finalize(pending.get(), proofs.data(), &size, &err);
+    {
+      std::lock_guard lock(mu);
+      live[id].pending = nullptr;
+    }
+    if (st == PP_OK) {
+      proofs.resize(size);
+      journal.finish(id, JobState::succeeded, proofs, "", unix_ms(), key_load_ms, ms_since(t0));
+    } else if (st == PP_ERR_CANCELLED && interrupted) {
+      journal.requeue(id);
+    } else if (st == PP_ERR_CANCELLED) {
+      journal.finish(id, JobState::cancelled, {}, "cancelled by a Cancel call", unix_ms(), key_load_ms, ms_since(t0));
+    } else {
+      fail(fmt::format("{} ({}): {}", paths_or_inline(req), pp_status_name(st), err.message));
+    }
+  }
+
+  static const char* paths_or_inline(const v1::SubmitRequest& req) {
+    return req.witness_paths_size() ? "witness_paths" : "witnesses";
+  }
+
+  // ----- the RPCs -------------------------------------------------------------------------------
+
+  grpc::Status Submit(grpc::ServerContext*, const v1::SubmitRequest* req, v1::SubmitResponse* resp) override {
+    return guarded("Submit", [&] {
+      const auto [id, duplicate] = submit(*req);
+      resp->set_job_id(id);
+      resp->set_duplicate(duplicate);
+    });
+  }
+
+  // Waits for the job to finish; timeout_ms 0: no limit but the call's own deadline.
+  void await(grpc::ServerContext* ctx, const std::string& job_id, uint32_t timeout_ms, v1::Job* out) {
+    const auto deadline =
+        timeout_ms ? Clock::now() + std::chrono::milliseconds(timeout_ms) : Clock::time_point::max();
+    for (;;) {
+      const uint64_t seen = current_version();
+      const JobRecord r = get_or_throw(job_id);
+      bool stop;
+      {
+        std::lock_guard lock(mu);
+        stop = stopping;
+      }
+      if (is_final(r.state) || Clock::now() >= deadline || ctx->IsCancelled() || stop) return fill(out, r);
+      wait_change(seen, deadline);
+    }
+  }
+
+  grpc::Status Await(grpc::ServerContext* ctx, const v1::AwaitRequest* req, v1::Job* out) override {
+    return guarded("Await", [&] { await(ctx, req->job_id(), req->timeout_ms(), out); });
+  }
+
+  grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitRequest* req, v1::Job* out) override {
+    return guarded("Prove", [&] { await(ctx, submit(*req).first, 0, out); });
+  }
+
+  grpc::Status Cancel(grpc::ServerContext*, const v1::CancelRequest* req, v1::Job* out) override {
+    return guarded("Cancel", [&] {
+      const JobRecord r = get_or_throw(req->job_id());
+      if (!is_final(r.state)) {
+        bool was_queued = false;
+        {
+          std::lock_guard lock(mu);
+          for (auto it = queue.begin(); it != queue.end(); ++it)
+            if (it->job_id == r.job_id) {
+              queue.erase(it);
+              was_queued = true;
+              break;
+            }
+          if (auto it = live.find(r.job_id); it != live.end()) {
+            it->second.cancel = true;
+            if (it->second.pending) pp_cancel(it->second.pending, nullptr);
+          }
+        }
+        // A queued job ends now; a running one at its next partition boundary (Await sees it).
+        if (was_queued) journal.finish(r.job_id, JobState::cancelled, {}, "cancelled by a Cancel call", unix_ms(), 0, 0);
+        notify();
+      }
+      fill(out, get_or_throw(req->job_id()));
+    });
+  }
+
+  grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req, grpc::ServerWriter<v1::Job>* writer) override {
+    return guarded("Watch", [&] {
+      int last_state = -1;
+      uint32_t last_done = UINT32_MAX;
+      for (;;) {
+        const uint64_t seen = current_version();
+        const JobRecord r = get_or_throw(req->job_id());
+        v1::Job job;
+        fill(&job, r);
+        if (int(job.state()) != last_state || job.partitions_done() != last_done) {
+          last_state = int(job.state());
+          last_done = job.partitions_done();
+          if (!writer->Write(job)) return;  // the client went away
+        }
+        bool stop;
+        {
+          std::lock_guard lock(mu);
+          stop = stopping;
+        }
+        if (is_final(r.state) || ctx->IsCancelled() || stop) return;
+        wait_change(seen, Clock::time_point::max());
+      }
+    });
+  }
+
+  grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::Status* out) override {
+    return guarded("GetStatus", [&] {
+      pp_engine_stats s;
+      pp_error err;
+      if (pp_engine_stats_get(engine.get(), &s, &err) != PP_OK) throw std::runtime_error(err.message);
+      out->set_gpus(s.gpus);
+      out->set_host_peak_bytes(s.host_peak_bytes);
+      out->set_partitions_proven(s.partitions_proven);
+      auto& stages = *out->mutable_engine_stage_ms();
+      stages["checks"] = s.ms_checks;
+      stages["ntt"] = s.ms_ntt;
+      stages["msm_h"] = s.ms_msm_h;
+      stages["msm_l"] = s.ms_msm_l;
+      stages["msm_a"] = s.ms_msm_a;
+      stages["msm_b_g1"] = s.ms_msm_b_g1;
+      stages["msm_b_g2"] = s.ms_msm_b_g2;
+      stages["assembly"] = s.ms_assembly;
+      stages["gpu_busy"] = s.ms_gpu_busy;
+      stages["gpu_upload"] = s.ms_gpu_upload;
+      {
+        std::lock_guard lock(mu);
+        out->set_queue_depth(uint32_t(queue.size()));
+        out->set_running(uint32_t(live.size()));
+      }
+      out->set_max_in_flight(uint32_t(config.jobs_in_flight));
+      out->set_max_queue(config.max_queue);
+      const auto counts = journal.count_by_state();
+      auto count = [&](JobState st) { auto it = counts.find(st); return it == counts.end() ? uint64_t(0) : it->second; };
+      out->set_jobs_succeeded(count(JobState::succeeded));
+      out->set_jobs_failed(count(JobState::failed));
+      out->set_jobs_cancelled(count(JobState::cancelled));
+      out->set_uptime_s(ms_since(started) / 1000.0);
+      out->set_host_rss_bytes(rss_bytes());
+      std::vector<std::shared_ptr<KeyEntry>> entries;
+      {
+        std::lock_guard lock(keys_mu);
+        for (const auto& [path, e] : keys) entries.push_back(e);
+      }
+      for (const auto& e : entries) {
+        std::unique_lock load(e->load_mu, std::try_to_lock);  // a key still loading is left out
+        if (load.owns_lock() && e->key) *out->add_resident_keys() = key_info(e->path, e->key, e->file_bytes);
+      }
+    });
+  }
+
+  grpc::Status PreloadKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyInfo* out) override {
+    return guarded("PreloadKey", [&] {
+      const fs::path key = resolve_key(root, req->key_path());
+      const std::shared_ptr<pp_key> k = key_for(key, nullptr);
+      std::error_code ec;
+      *out = key_info(key, k, fs::file_size(key, ec));
+    });
+  }
+
+  grpc::Status EvictKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyInfo* out) override {
+    return guarded("EvictKey", [&] {
+      const fs::path key = confine(root, req->key_path(), "key_path");
+      std::shared_ptr<KeyEntry> e;
+      {
+        std::lock_guard lock(keys_mu);
+        if (auto it = keys.find(key); it != keys.end()) {
+          e = it->second;
+          keys.erase(it);
+        }
+      }
+      uint64_t bytes = 0;
+      if (e) {
+        std::lock_guard load(e->load_mu);
+        // Running jobs hold their own reference; the GPUs' copies go now (or when their partitions end).
+        if (e->key) pp_key_evict(e->key.get(), nullptr);
+        e->key.reset();
+        bytes = e->file_bytes;
+      }
+      *out = key_info(key, nullptr, bytes);
+    });
+  }
+};
+
+namespace {
+
+// What can be refused before anything (the journal, the engine) is touched.
+const ServiceConfig& checked(const ServiceConfig& config) {
+  if (!is_loopback_listen(config.listen))
+    throw std::invalid_argument(fmt::format(
+        "--listen {}: only loopback addresses (127.0.0.1, ::1, localhost) are served until token and TLS "
+        "authentication exist",
+        config.listen));
+  if (config.jobs_in_flight < 1 || config.jobs_in_flight > 64)
+    throw std::invalid_argument(fmt::format("--jobs {}: must be 1..64", config.jobs_in_flight));
+  return config;
+}
+
+}  // namespace
+
+Daemon::Daemon(const ServiceConfig& config) : impl_(std::make_unique<Impl>(checked(config))) {}
+Daemon::~Daemon() { shutdown(); }
+int Daemon::port() const { return impl_->port; }
+std::size_t Daemon::recovered() const { return impl_->recovered; }
+void Daemon::shutdown() { impl_->shutdown(); }
+
+}  // namespace pp::service

@@ -1,0 +1,52 @@
+// `proofpipe serve`: the gRPC service proofpipe.v1.Prover (proto/proofpipe/v1/prover.proto) over
+// one process-wide engine reached through the C API, a key cache, a priority scheduler and the
+// SQLite journal (docs/SERVICE.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "paths.hpp"
+
+namespace pp::service {
+
+struct ServiceConfig {
+  std::string listen = "127.0.0.1:0";   // host:port; port 0 picks a free port (Daemon::port())
+  std::filesystem::path data_root;      // every client path lies under it
+  std::filesystem::path state_dir;      // the journal; empty: <data_root>/.proofpipe-state
+  int gw = 2;                           // engine workers per GPU
+  std::vector<int> devices;             // CUDA ordinals; empty: every visible GPU
+  bool cpu_only = false;                // never a GPU
+  int threads = 0;                      // CPU prover threads; 0: all cores
+  int jobs_in_flight = 2;               // jobs proving at once (the engine overlaps them)
+  uint32_t max_queue = 10000;           // queued + running jobs beyond which Submit is refused
+  double retention_hours = 24;          // finished jobs older than this are deleted
+  std::size_t max_message_bytes = std::size_t(64) << 20;  // largest request accepted
+};
+
+class Daemon {
+ public:
+  // Opens the journal (re-queueing what was queued or running), creates the engine, starts the
+  // workers and the gRPC server. std::invalid_argument / std::runtime_error when it cannot.
+  explicit Daemon(const ServiceConfig& config);
+  ~Daemon();  // shutdown() if not done
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  int port() const;        // the port listened on
+  std::size_t recovered() const;  // jobs re-queued from the journal at start-up
+  // Stops accepting calls, ends the calls in progress, interrupts running jobs (they go back to
+  // the queue in the journal) and waits for the workers. Idempotent.
+  void shutdown();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pp::service

@@ -1,0 +1,165 @@
+"""End to end: `proofpipe serve` and a Python gRPC client generated from prover.proto at test
+time. Two jobs (witness paths and inline witnesses) are submitted, one watched, both awaited; their
+proofs verify with `proofpipe verify`. Then malformed requests must get the right status codes
+while the daemon stays up, a cancelled job must end CANCELLED, a clean SIGTERM must exit 0, and a
+restarted daemon must still return the finished job."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svc_common as c  # noqa: E402
+
+
+def main():
+    args = c.parse_args()
+    pb, _ = c.stubs(args)
+    import grpc
+    S = grpc.StatusCode
+    data = os.path.join(args.work, "data")
+    k = os.path.join(data, "k")
+    c.setup(args, k, lg=10, partitions=2)
+    c.setup(args, os.path.join(data, "small"), lg=8, partitions=1)
+    params = os.path.join(k, "params")
+    pub = [os.path.join(k, f"public-{i}.json") for i in range(2)]
+    w = ["k/witness-0.ppw", "k/witness-1.ppw"]
+    inline = [open(os.path.join(k, f"witness-{i}.ppw"), "rb").read() for i in (1, 0)]
+    state = os.path.join(args.work, "state")
+    # Beyond loopback is refused (no token or TLS yet), before any state is written.
+    r = c.run([args.proofpipe, "serve", "--listen", "0.0.0.0:0", "--data-root", data, "--state",
+               os.path.join(args.work, "refused")], check=False)
+    assert r.returncode != 0 and "--listen 0.0.0.0:0: only loopback" in r.stdout, r.stdout
+    assert not os.path.exists(os.path.join(args.work, "refused"))
+    # A small message limit, so that "too large" is cheap to provoke.
+    d = c.Daemon(args, data, state, extra=["--max-message", str(1 << 20)])
+    s = d.stub
+
+    # ----- two jobs: paths (watched) and inline bytes (higher priority)
+    a = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
+    b = s.Submit(pb.SubmitRequest(request_id="job-b", key_path="k/params", witnesses=inline, priority=1))
+    assert a.job_id and b.job_id and a.job_id != b.job_id and not a.duplicate and not b.duplicate
+    seen = [(m.state, m.partitions_done) for m in s.Watch(pb.WatchRequest(job_id=a.job_id), timeout=120)]
+    print(f"  Watch({a.job_id}): {[(pb.JobState.Name(st), n) for st, n in seen]}")
+    assert seen and seen[-1] == (pb.JOB_STATE_SUCCEEDED, 2), seen
+    assert [st for st, _ in seen] == sorted(st for st, _ in seen), "states must only move forward"
+    ja = s.Await(pb.AwaitRequest(job_id=a.job_id), timeout=120)
+    jb = s.Await(pb.AwaitRequest(job_id=b.job_id), timeout=120)
+    for j in (ja, jb):
+        assert j.state == pb.JOB_STATE_SUCCEEDED, j
+        assert len(j.proofs) == 2 * 192 and j.partitions_done == 2 and j.partitions_total == 2 and j.attempts == 1
+        assert j.timings.total_ms > 0
+    assert c.verify(args, params, ja.proofs, pub, "a.bin"), "job a's proofs do not verify"
+    assert c.verify(args, params, jb.proofs, pub[::-1], "b.bin"), "job b's proofs do not verify"
+    # The check can fail: b's proofs against a's statement order must not verify.
+    assert not c.verify(args, params, jb.proofs, pub, "b-swapped.bin"), "swapped publics verified"
+    print("  ok: both jobs' proofs verify")
+
+    # ----- idempotency
+    again = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
+    assert again.job_id == a.job_id and again.duplicate, again
+    c.expect_error(lambda: s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w[:1])),
+                   S.ALREADY_EXISTS, "request_id", "job-a")
+
+    # ----- malformed requests: each a status code naming the field; the daemon stays up
+    outside = os.path.join(args.work, "outside.params")
+    open(outside, "wb").write(open(params, "rb").read())
+    os.symlink(outside, os.path.join(data, "evil.params"))
+    bad = [
+        (pb.SubmitRequest(), S.INVALID_ARGUMENT, ["key_path"]),
+        (pb.SubmitRequest(key_path="../outside.params", witness_paths=w), S.INVALID_ARGUMENT,
+         ["key_path", "outside --data-root"]),
+        (pb.SubmitRequest(key_path=outside, witness_paths=w), S.INVALID_ARGUMENT, ["key_path", "outside --data-root"]),
+        (pb.SubmitRequest(key_path="evil.params", witness_paths=w), S.INVALID_ARGUMENT, ["key_path", "outside"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=[w[0], "/etc/passwd"]), S.INVALID_ARGUMENT,
+         ["witness_paths[1]", "outside --data-root"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=[w[0], w[1], "../../x.ppw"]), S.INVALID_ARGUMENT,
+         ["witness_paths[2]"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=["k/witness-9.ppw"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", "does not exist"]),
+        (pb.SubmitRequest(key_path="k/nope.params", witness_paths=w), S.INVALID_ARGUMENT, ["key_path", "does not exist"]),
+        (pb.SubmitRequest(key_path="k/params"), S.INVALID_ARGUMENT, ["witness"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=w, witnesses=inline), S.INVALID_ARGUMENT, ["not both"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=["k/public-0.json"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", "not a .ppw"]),
+        (pb.SubmitRequest(key_path="k/params", witnesses=[inline[0], b"hello"]), S.INVALID_ARGUMENT,
+         ["witnesses[1]"]),
+        (pb.SubmitRequest(key_path="k/params", witnesses=[b"\0" * (2 << 20)]), S.RESOURCE_EXHAUSTED, []),
+        (pb.SubmitRequest(request_id="x" * 300, key_path="k/params", witness_paths=w), S.INVALID_ARGUMENT,
+         ["request_id"]),
+    ]
+    open(os.path.join(k, "circuit.zkey"), "wb").write(b"zkey" + b"\0" * 60)
+    bad.append((pb.SubmitRequest(key_path="k/circuit.zkey", witness_paths=w), S.UNIMPLEMENTED, ["key_path", ".zkey"]))
+    for req, code, fragments in bad:
+        c.expect_error(lambda: s.Submit(req, timeout=30), code, *fragments)
+    for call in (lambda: s.Await(pb.AwaitRequest(job_id="0123456789abcdef"), timeout=30),
+                 lambda: s.Cancel(pb.CancelRequest(job_id="nope"), timeout=30),
+                 lambda: list(s.Watch(pb.WatchRequest(job_id="nope"), timeout=30))):
+        c.expect_error(call, S.NOT_FOUND, "job_id")
+    c.expect_error(lambda: s.PreloadKey(pb.KeyRequest(key_path="../outside.params")), S.INVALID_ARGUMENT, "key_path")
+
+    # Accepted but unprovable: truncated inline bytes, a witness for another key. The job fails
+    # with an error naming the input; nothing else is affected.
+    for req, fragment in ((pb.SubmitRequest(key_path="k/params", witnesses=[inline[0][:100]]), "witnesses"),
+                          (pb.SubmitRequest(key_path="k/params", witness_paths=["small/witness-0.ppw"]),
+                           "witness_paths")):
+        j = s.Await(pb.AwaitRequest(job_id=s.Submit(req).job_id), timeout=60)
+        assert j.state == pb.JOB_STATE_FAILED and fragment in j.error, j
+        print(f"  ok: FAILED: {j.error}")
+
+    # ----- cancel: a long job (40 partitions) cancelled right away
+    long_job = s.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w * 20, priority=-1))
+    s.Cancel(pb.CancelRequest(job_id=long_job.job_id))
+    j = s.Await(pb.AwaitRequest(job_id=long_job.job_id), timeout=120)
+    assert j.state == pb.JOB_STATE_CANCELLED and not j.proofs, j
+    print(f"  ok: cancelled after {j.partitions_done}/{j.partitions_total} partitions")
+
+    # Await with a timeout returns the job unfinished.
+    slow = s.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w * 10))
+    j = s.Await(pb.AwaitRequest(job_id=slow.job_id, timeout_ms=1), timeout=30)
+    assert j.state in (pb.JOB_STATE_QUEUED, pb.JOB_STATE_RUNNING), j
+    assert s.Await(pb.AwaitRequest(job_id=slow.job_id), timeout=120).state == pb.JOB_STATE_SUCCEEDED
+
+    # ----- keys: preload, status, evict; a job after the eviction loads the key again
+    info = s.PreloadKey(pb.KeyRequest(key_path="k/params"))
+    assert info.loaded and info.num_inputs == 9 and info.key_path == "k/params", info
+    st = s.GetStatus(pb.GetStatusRequest())
+    assert [key.key_path for key in st.resident_keys] == ["k/params"], st
+    assert st.jobs_succeeded >= 3 and st.jobs_failed >= 2 and st.jobs_cancelled >= 1, st
+    assert not s.EvictKey(pb.KeyRequest(key_path="k/params")).loaded
+    assert not s.GetStatus(pb.GetStatusRequest()).resident_keys
+    j = s.Prove(pb.SubmitRequest(key_path="k/params", witness_paths=w), timeout=120)
+    assert j.state == pb.JOB_STATE_SUCCEEDED and c.verify(args, params, j.proofs, pub, "p.bin"), j
+    assert j.timings.key_load_ms > 0, j.timings
+    print("  ok: Prove after EvictKey reloaded the key")
+
+    # ----- the CLI client against the same daemon
+    server = f"127.0.0.1:{d.port}"
+    out = os.path.join(args.work, "cli.bin")
+    c.run([args.proofpipe, "submit", "--server", server, "--key", "k/params", "--witness", w[0], "--witness", w[1],
+           "--request-id", "cli-1", "--wait", "--out", out])
+    assert c.verify(args, params, open(out, "rb").read(), pub, "cli-copy.bin")
+    job_id = c.run([args.proofpipe, "submit", "--server", server, "--key", "k/params", "--witness",
+                    os.path.join(k, "witness-0.ppw"), "--inline"]).stdout.strip().splitlines()[-1]
+    c.run([args.proofpipe, "await", "--server", server, "--job", job_id, "--out", out])
+    assert c.verify(args, params, open(out, "rb").read(), pub[:1], "cli-await.bin")
+    assert '"queue_depth"' in c.run([args.proofpipe, "status", "--server", server]).stdout
+    r = c.run([args.proofpipe, "submit", "--server", server, "--key", "../x", "--witness", w[0]], check=False)
+    assert r.returncode != 0 and "INVALID_ARGUMENT" in r.stdout, r.stdout
+    print("  ok: the CLI's submit, await and status")
+
+    assert d.alive(), "the daemon died"
+    rc = d.stop()
+    assert rc == 0, f"serve exited {rc} on SIGTERM"
+    print("  ok: SIGTERM: clean exit")
+
+    # ----- a restarted daemon still has the results
+    d = c.Daemon(args, data, state)
+    j = d.stub.Await(pb.AwaitRequest(job_id=a.job_id), timeout=30)
+    assert j.state == pb.JOB_STATE_SUCCEEDED and j.proofs == ja.proofs, j
+    assert d.stub.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w)).job_id == a.job_id
+    assert d.stop() == 0
+    print("service_e2e: ok")
+
+
+if __name__ == "__main__":
+    main()
