@@ -58,7 +58,7 @@ def main():
             again = d.stub.Submit(r)
             assert again.job_id == job_id and again.duplicate, (again, job_id)
         for r, job_id in zip(reqs, ids):
-            j = d.stub.Await(pb.AwaitRequest(job_id=job_id), timeout=120)
+            j = d.stub.Await(pb.AwaitRequest(job_id=job_id), timeout=60)
             assert j.state == pb.JOB_STATE_SUCCEEDED, j
             assert len(j.proofs) == PARTITIONS * 192
             assert c.verify(args, params, j.proofs, pub, f"rep{rep}-{job_id}.bin"), f"{job_id}: proofs do not verify"
