@@ -449,7 +449,14 @@ struct Daemon::Impl final : v1::Prover::Service {
       try {
         run(id);
       } catch (const std::exception& e) {
+        // A journal or memory failure mid-job: fail the job if the journal still takes it (if
+        // not, the next start runs it again).
         fmt::print(stderr, "proofpipe serve: job {}: {}\n", id, e.what());
+        try {
+          journal.finish(id, JobState::failed, {}, fmt::format("internal error: {}", e.what()), unix_ms(), 0, 0);
+        } catch (const std::exception& again) {
+          fmt::print(stderr, "proofpipe serve: job {}: {}\n", id, again.what());
+        }
       }
       {
         std::lock_guard lock(mu);
@@ -507,6 +514,16 @@ struct Daemon::Impl final : v1::Prover::Service {
       l.pending = pending.get();
       if (l.cancel) pp_cancel(pending.get(), nullptr);
     }
+    // Cancel reaches the handle through live[id].pending: cleared on every way out of here (an
+    // exception included) before `pending` frees it.
+    struct Unpublish {
+      Impl* self;
+      const std::string& id;
+      ~Unpublish() {
+        std::lock_guard lock(self->mu);
+        if (auto it = self->live.find(id); it != self->live.end()) it->second.pending = nullptr;
+      }
+    } unpublish{this, id};
     bool interrupted = false;  // by shutdown: the job goes back to the queue
     std::size_t reported = 0;
     for (int done = 0; !done;) {
@@ -535,10 +552,6 @@ struct Daemon::Impl final : v1::Prover::Service {
     std::size_t size = proofs.size();
     pp_error err;
     const pp_status st = pp_prove_finalize(pending.get(), proofs.data(), &size, &err);
-    {
-      std::lock_guard lock(mu);
-      live[id].pending = nullptr;
-    }
     if (st == PP_OK) {
       proofs.resize(size);
       journal.finish(id, JobState::succeeded, proofs, "", unix_ms(), key_load_ms, ms_since(t0));
