@@ -703,6 +703,19 @@ struct Daemon::Impl final : v1::Prover::Service {
     return guarded("PreloadKey", [&] {
       const fs::path key = resolve_key(root, req->key_path());
       const std::shared_ptr<pp_key> k = key_for(key, nullptr);
+      if (!req->witness_path().empty()) {
+        const fs::path sample_path = confine(root, req->witness_path(), "witness_path");
+        const std::string sample_file = sample_path.string();
+        pp_input sample;
+        std::memset(&sample, 0, sizeof sample);
+        sample.kind = PP_INPUT_PPW;
+        sample.ppw.path = sample_file.c_str();
+        pp_error err;
+        const pp_status st = pp_key_preload(engine.get(), k.get(), &sample, &err);
+        if (st == PP_ERR_DEVICE)
+          throw RequestError(ErrorCode::resource_exhausted, fmt::format("PreloadKey: {}", err.message));
+        if (st != PP_OK) throw RequestError(ErrorCode::invalid_argument, fmt::format("witness_path: {}", err.message));
+      }
       std::error_code ec;
       *out = key_info(key, k, fs::file_size(key, ec));
     });

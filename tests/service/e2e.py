@@ -122,6 +122,13 @@ def main():
     # ----- keys: preload, status, evict; a job after the eviction loads the key again
     info = s.PreloadKey(pb.KeyRequest(key_path="k/params"))
     assert info.loaded and info.num_inputs == 9 and info.key_path == "k/params", info
+    # With a sample witness the key also goes to the GPUs (none here: the sample is still checked).
+    info = s.PreloadKey(pb.KeyRequest(key_path="k/params", witness_path=w[0]))
+    assert info.loaded, info
+    c.expect_error(lambda: s.PreloadKey(pb.KeyRequest(key_path="k/params", witness_path="../x.ppw")),
+                   S.INVALID_ARGUMENT, "witness_path")
+    c.expect_error(lambda: s.PreloadKey(pb.KeyRequest(key_path="k/params", witness_path="k/params")),
+                   S.INVALID_ARGUMENT, "witness_path")
     st = s.GetStatus(pb.GetStatusRequest())
     assert [key.key_path for key in st.resident_keys] == ["k/params"], st
     assert st.jobs_succeeded >= 3 and st.jobs_failed >= 2 and st.jobs_cancelled >= 1, st
