@@ -1,85 +1,26 @@
-// The C API (include/proofpipe/proofpipe.h): handles, input validation, the one mapping of
-// internal errors to pp_status; proving goes to the process's engine (runtime/runtime.hpp).
+// The C API (include/proofpipe/proofpipe.h): the handles, the one mapping of internal errors to
+// pp_status, and the exported functions. Inputs are checked and turned into witnesses in
+// inputs.cpp; a request is proved on the process's engine (runtime/runtime.hpp) in request.cpp.
 #include "proofpipe/proofpipe.h"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
 #include <cstring>
 #include <exception>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <random>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
-#include "proofpipe/core/big_vector.hpp"
-#include "proofpipe/engine/backend.hpp"
+#include "inputs.hpp"
+#include "internal.hpp"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/io/params.hpp"
-#include "proofpipe/io/r1cs_file.hpp"
-#include "proofpipe/io/witness.hpp"
-#include "proofpipe/io/wtns.hpp"
-#include "proofpipe/runtime/runtime.hpp"
-
-// ----- handles ------------------------------------------------------------------------------
-// The C handles are thin owners of shared implementation objects, so that a pending proof can
-// keep its engine and key alive after the caller has released its own handles.
-
-namespace pp::capi {
-
-struct EngineImpl {
-  std::unique_ptr<runtime::Runtime> runtime;
-  // Witness files are read here: every core, but at low priority, so that reading partition k+1
-  // takes what the engine's phases of partition k (checks, classification, staging copies)
-  // leave and never delays them (the GPU would wait).
-  tbb::task_arena readers{tbb::task_arena::automatic, 1, tbb::task_arena::priority::low};
-  std::atomic<uint64_t> calls_succeeded{0}, calls_failed{0}, calls_cancelled{0};
-};
-
-struct KeyImpl {
-  std::shared_ptr<const ProvingKey> pk;
-  PreparedVerifyingKey pvk;
-  mutable std::atomic<uint64_t> evictions{0};  // bookkeeping, not part of the key's value
-  // The engines that proved with this key (and may hold device copies of it).
-  mutable std::mutex users_mu;
-  mutable std::vector<std::weak_ptr<EngineImpl>> users;
-
-  void add_user(const std::shared_ptr<EngineImpl>& e) const {
-    std::lock_guard lock(users_mu);
-    users.erase(std::remove_if(users.begin(), users.end(), [](const auto& w) { return w.expired(); }), users.end());
-    for (const auto& w : users)
-      if (w.lock() == e) return;
-    users.push_back(e);
-  }
-  std::vector<std::shared_ptr<EngineImpl>> live_users() const {
-    std::lock_guard lock(users_mu);
-    std::vector<std::shared_ptr<EngineImpl>> out;
-    for (const auto& w : users)
-      if (auto e = w.lock()) out.push_back(std::move(e));
-    return out;
-  }
-  // The last reference is gone: no engine keeps a device copy (or a pinned host copy) of it.
-  ~KeyImpl() {
-    try {
-      for (auto& e : live_users()) e->runtime->evict(pk.get());
-    } catch (...) {
-    }
-  }
-};
-
-}  // namespace pp::capi
+#include "request.hpp"
 
 struct pp_engine {
   std::shared_ptr<pp::capi::EngineImpl> impl;
@@ -110,12 +51,6 @@ struct pp_pending {
 namespace pp::capi {
 namespace {
 
-// Thrown by the API's own checks: the status to return and the message.
-struct ApiError : std::runtime_error {
-  ApiError(pp_status s, const std::string& m) : std::runtime_error(m), status(s) {}
-  pp_status status;
-};
-
 void clear_error(pp_error* err) {
   if (!err) return;
   err->code = PP_OK;
@@ -132,10 +67,6 @@ pp_status report(pp_error* err, pp_status status, const std::string& message) {
   }
   return status;
 }
-
-struct Cancelled : std::runtime_error {
-  Cancelled() : std::runtime_error("cancelled by pp_cancel") {}
-};
 
 // THE mapping of internal errors to statuses (every entry point goes through it). `fallback` is
 // the status of failures that are not classified (e.g. PP_ERR_KEY while loading a key).
@@ -186,269 +117,6 @@ pp_status guarded(const char* function, pp_error* err, pp_status fallback, F&& b
   }
 }
 
-template <class T>
-void require(const T* p, const char* name) {
-  if (p == nullptr) throw ApiError(PP_ERR_NULL_POINTER, std::string(name) + " is NULL");
-}
-
-uint64_t load_u64_le(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
-  return v;
-}
-void store_u64_le(uint8_t* p, uint64_t v) {
-  for (int k = 0; k < 8; ++k) p[k] = uint8_t(v >> (8 * k));
-}
-
-// A Montgomery-form scalar as it crosses the API (4 LE limbs, < r).
-bool load_montgomery(Fr& out, const uint8_t* bytes) {
-  Fr x;
-  for (int i = 0; i < 4; ++i) x.l[i] = load_u64_le(bytes + 8 * i);
-  Fr ignored;
-  if (!Fr::from_canonical(ignored, x.l)) return false;  // the range check only: the limbs must be < r
-  out = x;
-  return true;
-}
-void store_montgomery(uint8_t* bytes, const Fr& x) {
-  for (int i = 0; i < 4; ++i) store_u64_le(bytes + 8 * i, x.l[i]);
-}
-
-// Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
-// the first bad index is reported.
-std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
-  std::vector<Fr> out = big_vector<Fr>(n);
-  std::atomic<std::size_t> first_bad{n};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      if (load_montgomery(out[i], bytes + i * PP_FR_BYTES)) continue;
-      std::size_t seen = first_bad.load();
-      while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-      }
-      return;
-    }
-  });
-  if (const std::size_t bad = first_bad.load(); bad < n)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT,
-                   what + "[" + std::to_string(bad) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
-  return out;
-}
-
-// A density bitmap whose word count and pointer check_assignment_shape has checked.
-std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std::size_t n_bits, const std::string& what) {
-  std::vector<uint64_t> out(words, words + n_words);
-  if (n_bits % 64 != 0 && (out.back() >> (n_bits % 64)) != 0)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, what + ": bits past variable " + std::to_string(n_bits - 1) +
-                                                " are set in the last word (must be zero)");
-  return out;
-}
-
-std::string input_name(std::size_t k) { return "inputs[" + std::to_string(k) + "]"; }
-
-// The checks of an assignment that do not read its arrays: counts, pointers, density lengths.
-void check_assignment_shape(const pp_assignment& as, const std::string& where) {
-  if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
-  if (as.num_inputs == 0)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_inputs is 0 (the constant 1 is input 0)");
-  const std::size_t max_scalars = std::numeric_limits<std::size_t>::max() / PP_FR_BYTES;
-  if (as.num_rows > max_scalars || as.num_inputs > max_scalars || as.num_aux > max_scalars)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment: a length overflows the address space");
-  const std::string p = where + ".assignment.";
-  require(as.a, (p + "a").c_str());
-  require(as.b, (p + "b").c_str());
-  require(as.c, (p + "c").c_str());
-  require(as.input, (p + "input").c_str());
-  if (as.num_aux > 0) require(as.aux, (p + "aux").c_str());
-  auto words = [&](const uint64_t* w, std::size_t n_words, std::size_t n_bits, const char* name) {
-    const std::size_t want = (n_bits + 63) / 64;
-    if (n_words != want)
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, p + name + " has " + std::to_string(n_words) + " words, " +
-                                                  std::to_string(n_bits) + " variables need " + std::to_string(want));
-    if (want > 0) require(w, (p + name).c_str());
-  };
-  words(as.a_aux_density, as.a_aux_density_words, as.num_aux, "a_aux_density");
-  words(as.b_input_density, as.b_input_density_words, as.num_inputs, "b_input_density");
-  words(as.b_aux_density, as.b_aux_density_words, as.num_aux, "b_aux_density");
-}
-
-Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
-  check_assignment_shape(as, where);
-  const std::string p = where + ".assignment.";
-  Witness w;
-  w.a = load_scalars(as.a, as.num_rows, p + "a");
-  w.b = load_scalars(as.b, as.num_rows, p + "b");
-  w.c = load_scalars(as.c, as.num_rows, p + "c");
-  w.input = load_scalars(as.input, as.num_inputs, p + "input");
-  w.aux = load_scalars(as.aux, as.num_aux, p + "aux");
-  w.densities.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
-  w.densities.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
-  w.densities.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
-  return w;
-}
-
-// A file or a byte range, for the readers that take either.
-struct Source {
-  bool is_file;
-  std::string path;
-  std::span<const uint8_t> bytes;
-};
-Source source(const pp_source& s, const std::string& what) {
-  if (s.path) return {true, s.path, {}};
-  if (s.data == nullptr)
-    throw ApiError(s.size ? PP_ERR_NULL_POINTER : PP_ERR_INVALID_ARGUMENT,
-                   what + ": neither path nor data is set");
-  const std::string field = what.substr(what.rfind('.') + 1);  // "ppw", "r1cs", "wtns"
-  return {false, field + ".data", std::span<const uint8_t>(s.data, s.size)};
-}
-
-// Every reader failure of a witness becomes PP_ERR_WITNESS with the input named.
-template <class F>
-auto as_witness_error(const std::string& where, F&& read) {
-  try {
-    return read();
-  } catch (const ApiError&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw ApiError(PP_ERR_WITNESS, where + ": " + e.what());
-  }
-}
-
-Witness witness_from_input(const pp_input& in, std::size_t k) {
-  const std::string where = input_name(k);
-  // A C caller may store any int in the enum field; loading such a value as the C++ enum is
-  // undefined behaviour (UBSan flags it), so the field is read as the int it is.
-  static_assert(sizeof(pp_input_kind) == sizeof(int));
-  int kind;
-  std::memcpy(&kind, &in.kind, sizeof kind);
-  switch (kind) {
-    case PP_INPUT_ASSIGNMENT:
-      return witness_from_arrays(in.assignment, where);
-    case PP_INPUT_PPW: {
-      const Source src = source(in.ppw, where + ".ppw");
-      if (src.is_file) throw std::logic_error("witness_from_input: .ppw files are read while proving (PendingInput)");
-      return as_witness_error(where, [&] { return parse_witness(src.bytes, src.path); });
-    }
-    case PP_INPUT_R1CS_WTNS: {
-      const Source r1cs_src = source(in.r1cs, where + ".r1cs");
-      const Source wtns_src = source(in.wtns, where + ".wtns");
-      return as_witness_error(where, [&] {
-        const CircomR1cs circuit =
-            r1cs_src.is_file ? read_r1cs_file(r1cs_src.path) : parse_r1cs_file(r1cs_src.bytes, r1cs_src.path);
-        circuit.r1cs.validate();
-        const std::vector<Fr> z = wtns_src.is_file ? read_wtns(wtns_src.path) : parse_wtns(wtns_src.bytes, wtns_src.path);
-        return witness_from_assignment(circuit.r1cs, z);
-      });
-    }
-  }
-  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
-                                              " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW or PP_INPUT_R1CS_WTNS)");
-}
-
-// The column densities of one partition's input, without its scalars where the form allows.
-Densities densities_of_input(const pp_input& in) {
-  const std::string where = "sample";
-  int kind;
-  std::memcpy(&kind, &in.kind, sizeof kind);
-  if (kind == PP_INPUT_PPW && in.ppw.path)
-    return as_witness_error(where, [&] { return read_witness_densities(in.ppw.path); });
-  if (kind == PP_INPUT_ASSIGNMENT) {
-    const pp_assignment& as = in.assignment;
-    check_assignment_shape(as, where);
-    const std::string p = where + ".assignment.";
-    Densities d;
-    d.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
-    d.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
-    d.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
-    return d;
-  }
-  return witness_from_input(in, 0).densities;
-}
-
-// A uniformly random scalar from the operating system (std::random_device reads getrandom /
-// /dev/urandom on Linux): 255 random bits, rejected when >= r (about 1 draw in 10).
-Fr os_random_scalar(std::random_device& rd) {
-  for (;;) {
-    uint64_t limbs[4];
-    for (uint64_t& w : limbs) w = (uint64_t(rd()) << 32) | uint64_t(rd());
-    limbs[3] >>= 1;
-    Fr x;
-    if (Fr::from_canonical(x, limbs)) return x;
-  }
-}
-
-// One partition of a request: a witness already in memory (copied from the caller's arrays or
-// bytes), or a .ppw file whose header was checked at start and whose scalars are read while the
-// partitions before it prove.
-struct PendingInput {
-  std::shared_ptr<const Witness> witness;
-  std::string file;
-  // pp_prove only: the caller's assignment arrays, valid for the whole call, copied (and
-  // checked) while the partitions before it prove instead of all before the first.
-  const pp_input* borrowed = nullptr;
-};
-
-// Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
-struct Request {
-  std::vector<PendingInput> inputs;
-  std::vector<Randomizers> randomizers;
-};
-
-// The cheap checks of a .ppw file against the key, so that start reports them: the header, the
-// file's size, and the counts the key fixes. The scalars are checked as they are read.
-void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::string& where) {
-  const WitnessHeader h = as_witness_error(where, [&] { return read_witness_header(path); });
-  auto mismatch = [&](const char* what, uint64_t got, uint64_t want) {
-    if (got != want)
-      throw ApiError(PP_ERR_WITNESS, where + ": " + path + ": " + what + " " + std::to_string(got) + ", the key has " +
-                                         std::to_string(want) + " (witness and proving key do not match)");
-  };
-  mismatch("input count", h.inputs, pk.vk.ic.size());
-  mismatch("aux count", h.aux, pk.l.size());
-}
-
-// borrow: the call returns only when the proofs are done (pp_prove), so the caller's arrays may
-// be read while proving; otherwise (pp_prove_start) every in-memory input is copied now.
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow) {
-  if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
-  require(inputs, "inputs");
-  Request req;
-  req.inputs.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const pp_input& in = inputs[k];
-    int kind;
-    std::memcpy(&kind, &in.kind, sizeof kind);
-    if (kind == PP_INPUT_PPW && in.ppw.path) {
-      req.inputs[k].file = in.ppw.path;
-      check_ppw_file(req.inputs[k].file, pk, input_name(k));
-    } else if (borrow && kind == PP_INPUT_ASSIGNMENT) {
-      check_assignment_shape(in.assignment, input_name(k));
-      req.inputs[k].borrowed = &in;
-    } else {
-      req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
-    }
-  }
-  if (seed) {
-    req.randomizers = randomizers_from_seed(*seed, n);
-  } else {
-    std::random_device rd;
-    req.randomizers.resize(n);
-    for (Randomizers& rs : req.randomizers) {
-      rs.r = os_random_scalar(rd);
-      rs.s = os_random_scalar(rd);
-    }
-  }
-  for (std::size_t k = 0; k < n; ++k) {
-    const pp_input& in = inputs[k];
-    if ((in.r == nullptr) != (in.s == nullptr))
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": give both r and s or neither");
-    if (!in.r) continue;
-    if (!load_montgomery(req.randomizers[k].r, in.r) || !load_montgomery(req.randomizers[k].s, in.s))
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": r or s is not a reduced Montgomery-form scalar");
-  }
-  return req;
-}
-
 std::size_t proof_bytes(std::size_t n) {
   if (n > std::numeric_limits<std::size_t>::max() / PP_PROOF_BYTES)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs " + std::to_string(n) + " is too large");
@@ -474,160 +142,6 @@ void write_proofs(const std::vector<Proof>& proofs, uint8_t* out, std::size_t* o
     std::memcpy(out + k * PP_PROOF_BYTES, bytes.data(), PP_PROOF_BYTES);
   }
   *out_size = proofs.size() * PP_PROOF_BYTES;
-}
-
-// Where a running request reports progress and registers its engine jobs (for pp_cancel).
-struct Progress {
-  const std::atomic<bool>* cancel = nullptr;
-  std::atomic<std::size_t>* partitions_done = nullptr;
-  std::mutex* jobs_mu = nullptr;
-  std::vector<uint64_t>* jobs = nullptr;
-};
-
-// Keeps the storage busy when the page cache is cold: the files after the one being read are
-// read into the page cache (prefetch_witness: one sequential stream per file, as `cat` reads) by
-// threads of their own, so the storage never waits for the CPU work of reading, checking and
-// staging a partition, and the reader then finds the pages in the cache. Several streams at
-// once: a virtual or networked disk delivers more to a few sequential streams than to one
-// (measured on the H200 host's virtio disk). At most `depth` files past the one being read
-// are requested, which bounds the page cache this takes.
-class Prefetcher {
- public:
-  Prefetcher(const Request& req, std::size_t streams, std::size_t depth) : depth_(depth) {
-    for (const PendingInput& in : req.inputs) files_.push_back(in.witness || in.borrowed ? std::string() : in.file);
-    const auto n = std::size_t(std::count_if(files_.begin(), files_.end(), [](const std::string& f) { return !f.empty(); }));
-    for (std::size_t t = 0; t < std::min(streams, n); ++t) threads_.emplace_back([this] { run(); });
-  }
-  ~Prefetcher() {
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-  Prefetcher(const Prefetcher&) = delete;
-  Prefetcher& operator=(const Prefetcher&) = delete;
-  // Input k is being read now.
-  void reading(std::size_t k) {
-    {
-      std::lock_guard lock(mu_);
-      reading_ = k;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  void run() {
-    for (;;) {
-      std::size_t k;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || next_ >= files_.size() || next_ <= reading_ + depth_; });
-        if (stop_ || next_ >= files_.size()) return;
-        k = next_++;
-      }
-      if (!files_[k].empty()) prefetch_witness(files_[k]);
-    }
-  }
-  std::vector<std::string> files_;
-  std::size_t depth_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::size_t reading_ = 0, next_ = 0;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
-
-// Proves a request on the engine: each partition is its own engine job, submitted as soon as its
-// witness is in memory, so that reading partition k+1 overlaps proving partition k; at most a few
-// partitions are read ahead of the engine (host memory). The first failure, in input order,
-// cancels the rest and is rethrown as it was thrown (status_of maps it).
-std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& req, const Progress& progress) {
-  runtime::Runtime& rt = *engine.runtime;
-  const std::size_t n = req.inputs.size();
-  const std::size_t ahead = std::size_t(std::max(1, rt.gpu_count()) * rt.config().gw + 1);
-  std::vector<engine::JobHandle> jobs;
-  jobs.reserve(n);
-  auto cancelled = [&] { return progress.cancel && progress.cancel->load(std::memory_order_relaxed); };
-  auto cancel_all = [&] {
-    for (const auto& j : jobs) rt.cancel(j.id());
-  };
-  // 4 streams, 4 files ahead: on the H200 host's disk (cold cache, 10 x 2^24) 13.2 s against 16.4 s
-  // without prefetching and 15.5 s with one stream; cat took 13.9 s (docs/PERF.md).
-  Prefetcher prefetcher(req, /*streams=*/4, /*depth=*/4);
-  try {
-    std::size_t oldest = 0;  // jobs before this one are done
-    for (std::size_t k = 0; k < n; ++k) {
-      for (;;) {  // bounded read-ahead
-        while (oldest < jobs.size() && jobs[oldest].done()) ++oldest;
-        if (cancelled() || jobs.size() - oldest < ahead) break;
-        jobs[oldest].wait_for(std::chrono::milliseconds(20));
-      }
-      if (cancelled()) throw Cancelled();
-      PendingInput& in = req.inputs[k];
-      prefetcher.reading(k);
-      if (!in.witness && in.borrowed) {
-        in.witness = engine.readers.execute([&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k)); });
-      } else if (!in.witness) {
-        in.witness = as_witness_error(input_name(k), [&] {
-          return engine.readers.execute([&] { return std::make_shared<const Witness>(read_witness(in.file)); });
-        });
-      }
-      engine::JobSpec spec;
-      spec.key = key.pk;
-      spec.witnesses = {in.witness};
-      spec.randomizers = {req.randomizers[k]};
-      spec.partition_base = k;
-      if (progress.partitions_done) {
-        std::atomic<std::size_t>* done = progress.partitions_done;
-        spec.on_partition = [done](uint64_t, std::size_t, const engine::PartitionResult& r) {
-          if (r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
-        };
-      }
-      jobs.push_back(rt.submit(std::move(spec)));
-      in.witness.reset();  // the engine holds it while it is needed
-      if (progress.jobs) {
-        std::lock_guard lock(*progress.jobs_mu);
-        progress.jobs->push_back(jobs.back().id());
-      }
-    }
-    std::vector<Proof> proofs;
-    proofs.reserve(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const engine::JobResult r = jobs[k].wait();
-      if (r.status == engine::JobStatus::ok) {
-        proofs.push_back(r.proofs.at(0));
-        continue;
-      }
-      if (r.status == engine::JobStatus::cancelled || cancelled()) throw Cancelled();
-      const engine::PartitionResult& part = r.partitions.at(0);
-      if (part.exception) std::rethrow_exception(part.exception);
-      throw std::runtime_error(input_name(k) + ": " + r.error);
-    }
-    return proofs;
-  } catch (...) {
-    cancel_all();
-    for (const auto& j : jobs) j.wait();  // nothing of this request outlives the call
-    throw;
-  }
-}
-
-// Proves a request and books the outcome in the engine's call counters.
-std::vector<Proof> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
-                             const Progress& progress) {
-  key.add_user(engine);
-  try {
-    std::vector<Proof> proofs = run_request(*engine, key, req, progress);
-    engine->calls_succeeded.fetch_add(1);
-    return proofs;
-  } catch (const Cancelled&) {
-    engine->calls_cancelled.fetch_add(1);
-    throw;
-  } catch (...) {
-    engine->calls_failed.fetch_add(1);
-    throw;
-  }
 }
 
 runtime::Config engine_config(const pp_engine_config& c) {
@@ -682,7 +196,6 @@ void check_handles(const pp_engine* engine, const pp_key* key) {
   require(engine, "engine");
   require(key, "key");
 }
-
 }  // namespace
 }  // namespace pp::capi
 

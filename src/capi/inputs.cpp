@@ -1,0 +1,246 @@
+// The C API's inputs (inputs.hpp): caller arrays, .ppw files and bytes, circom files.
+#include "inputs.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <span>
+
+#include "proofpipe/core/big_vector.hpp"
+#include "proofpipe/io/r1cs_file.hpp"
+#include "proofpipe/io/witness.hpp"
+#include "proofpipe/io/wtns.hpp"
+
+namespace pp::capi {
+
+uint64_t load_u64_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = (v << 8) | p[k];
+  return v;
+}
+void store_u64_le(uint8_t* p, uint64_t v) {
+  for (int k = 0; k < 8; ++k) p[k] = uint8_t(v >> (8 * k));
+}
+
+// A Montgomery-form scalar as it crosses the API (4 LE limbs, < r).
+bool load_montgomery(Fr& out, const uint8_t* bytes) {
+  Fr x;
+  for (int i = 0; i < 4; ++i) x.l[i] = load_u64_le(bytes + 8 * i);
+  Fr ignored;
+  if (!Fr::from_canonical(ignored, x.l)) return false;  // the range check only: the limbs must be < r
+  out = x;
+  return true;
+}
+void store_montgomery(uint8_t* bytes, const Fr& x) {
+  for (int i = 0; i < 4; ++i) store_u64_le(bytes + 8 * i, x.l[i]);
+}
+
+// Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
+// the first bad index is reported.
+std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  std::vector<Fr> out = big_vector<Fr>(n);
+  std::atomic<std::size_t> first_bad{n};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      if (load_montgomery(out[i], bytes + i * PP_FR_BYTES)) continue;
+      std::size_t seen = first_bad.load();
+      while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+      }
+      return;
+    }
+  });
+  if (const std::size_t bad = first_bad.load(); bad < n)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT,
+                   what + "[" + std::to_string(bad) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
+  return out;
+}
+
+// A density bitmap whose word count and pointer check_assignment_shape has checked.
+std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std::size_t n_bits, const std::string& what) {
+  std::vector<uint64_t> out(words, words + n_words);
+  if (n_bits % 64 != 0 && (out.back() >> (n_bits % 64)) != 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, what + ": bits past variable " + std::to_string(n_bits - 1) +
+                                                " are set in the last word (must be zero)");
+  return out;
+}
+
+std::string input_name(std::size_t k) { return "inputs[" + std::to_string(k) + "]"; }
+
+// The checks of an assignment that do not read its arrays: counts, pointers, density lengths.
+void check_assignment_shape(const pp_assignment& as, const std::string& where) {
+  if (as.num_rows == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_rows is 0");
+  if (as.num_inputs == 0)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment.num_inputs is 0 (the constant 1 is input 0)");
+  const std::size_t max_scalars = std::numeric_limits<std::size_t>::max() / PP_FR_BYTES;
+  if (as.num_rows > max_scalars || as.num_inputs > max_scalars || as.num_aux > max_scalars)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".assignment: a length overflows the address space");
+  const std::string p = where + ".assignment.";
+  require(as.a, (p + "a").c_str());
+  require(as.b, (p + "b").c_str());
+  require(as.c, (p + "c").c_str());
+  require(as.input, (p + "input").c_str());
+  if (as.num_aux > 0) require(as.aux, (p + "aux").c_str());
+  auto words = [&](const uint64_t* w, std::size_t n_words, std::size_t n_bits, const char* name) {
+    const std::size_t want = (n_bits + 63) / 64;
+    if (n_words != want)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, p + name + " has " + std::to_string(n_words) + " words, " +
+                                                  std::to_string(n_bits) + " variables need " + std::to_string(want));
+    if (want > 0) require(w, (p + name).c_str());
+  };
+  words(as.a_aux_density, as.a_aux_density_words, as.num_aux, "a_aux_density");
+  words(as.b_input_density, as.b_input_density_words, as.num_inputs, "b_input_density");
+  words(as.b_aux_density, as.b_aux_density_words, as.num_aux, "b_aux_density");
+}
+
+Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
+  check_assignment_shape(as, where);
+  const std::string p = where + ".assignment.";
+  Witness w;
+  w.a = load_scalars(as.a, as.num_rows, p + "a");
+  w.b = load_scalars(as.b, as.num_rows, p + "b");
+  w.c = load_scalars(as.c, as.num_rows, p + "c");
+  w.input = load_scalars(as.input, as.num_inputs, p + "input");
+  w.aux = load_scalars(as.aux, as.num_aux, p + "aux");
+  w.densities.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
+  w.densities.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
+  w.densities.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
+  return w;
+}
+
+// A file or a byte range, for the readers that take either.
+struct Source {
+  bool is_file;
+  std::string path;
+  std::span<const uint8_t> bytes;
+};
+Source source(const pp_source& s, const std::string& what) {
+  if (s.path) return {true, s.path, {}};
+  if (s.data == nullptr)
+    throw ApiError(s.size ? PP_ERR_NULL_POINTER : PP_ERR_INVALID_ARGUMENT,
+                   what + ": neither path nor data is set");
+  const std::string field = what.substr(what.rfind('.') + 1);  // "ppw", "r1cs", "wtns"
+  return {false, field + ".data", std::span<const uint8_t>(s.data, s.size)};
+}
+
+Witness witness_from_input(const pp_input& in, std::size_t k) {
+  const std::string where = input_name(k);
+  // A C caller may store any int in the enum field; loading such a value as the C++ enum is
+  // undefined behaviour (UBSan flags it), so the field is read as the int it is.
+  static_assert(sizeof(pp_input_kind) == sizeof(int));
+  int kind;
+  std::memcpy(&kind, &in.kind, sizeof kind);
+  switch (kind) {
+    case PP_INPUT_ASSIGNMENT:
+      return witness_from_arrays(in.assignment, where);
+    case PP_INPUT_PPW: {
+      const Source src = source(in.ppw, where + ".ppw");
+      if (src.is_file) throw std::logic_error("witness_from_input: .ppw files are read while proving (PendingInput)");
+      return as_witness_error(where, [&] { return parse_witness(src.bytes, src.path); });
+    }
+    case PP_INPUT_R1CS_WTNS: {
+      const Source r1cs_src = source(in.r1cs, where + ".r1cs");
+      const Source wtns_src = source(in.wtns, where + ".wtns");
+      return as_witness_error(where, [&] {
+        const CircomR1cs circuit =
+            r1cs_src.is_file ? read_r1cs_file(r1cs_src.path) : parse_r1cs_file(r1cs_src.bytes, r1cs_src.path);
+        circuit.r1cs.validate();
+        const std::vector<Fr> z = wtns_src.is_file ? read_wtns(wtns_src.path) : parse_wtns(wtns_src.bytes, wtns_src.path);
+        return witness_from_assignment(circuit.r1cs, z);
+      });
+    }
+  }
+  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
+                                              " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW or PP_INPUT_R1CS_WTNS)");
+}
+
+// The column densities of one partition's input, without its scalars where the form allows.
+Densities densities_of_input(const pp_input& in) {
+  const std::string where = "sample";
+  int kind;
+  std::memcpy(&kind, &in.kind, sizeof kind);
+  if (kind == PP_INPUT_PPW && in.ppw.path)
+    return as_witness_error(where, [&] { return read_witness_densities(in.ppw.path); });
+  if (kind == PP_INPUT_ASSIGNMENT) {
+    const pp_assignment& as = in.assignment;
+    check_assignment_shape(as, where);
+    const std::string p = where + ".assignment.";
+    Densities d;
+    d.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
+    d.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
+    d.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
+    return d;
+  }
+  return witness_from_input(in, 0).densities;
+}
+
+// A uniformly random scalar from the operating system (std::random_device reads getrandom /
+// /dev/urandom on Linux): 255 random bits, rejected when >= r (about 1 draw in 10).
+Fr os_random_scalar(std::random_device& rd) {
+  for (;;) {
+    uint64_t limbs[4];
+    for (uint64_t& w : limbs) w = (uint64_t(rd()) << 32) | uint64_t(rd());
+    limbs[3] >>= 1;
+    Fr x;
+    if (Fr::from_canonical(x, limbs)) return x;
+  }
+}
+
+// The cheap checks of a .ppw file against the key, so that start reports them: the header, the
+// file's size, and the counts the key fixes. The scalars are checked as they are read.
+void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::string& where) {
+  const WitnessHeader h = as_witness_error(where, [&] { return read_witness_header(path); });
+  auto mismatch = [&](const char* what, uint64_t got, uint64_t want) {
+    if (got != want)
+      throw ApiError(PP_ERR_WITNESS, where + ": " + path + ": " + what + " " + std::to_string(got) + ", the key has " +
+                                         std::to_string(want) + " (witness and proving key do not match)");
+  };
+  mismatch("input count", h.inputs, pk.vk.ic.size());
+  mismatch("aux count", h.aux, pk.l.size());
+}
+
+// borrow: the call returns only when the proofs are done (pp_prove), so the caller's arrays may
+// be read while proving; otherwise (pp_prove_start) every in-memory input is copied now.
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow) {
+  if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
+  require(inputs, "inputs");
+  Request req;
+  req.inputs.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    int kind;
+    std::memcpy(&kind, &in.kind, sizeof kind);
+    if (kind == PP_INPUT_PPW && in.ppw.path) {
+      req.inputs[k].file = in.ppw.path;
+      check_ppw_file(req.inputs[k].file, pk, input_name(k));
+    } else if (borrow && kind == PP_INPUT_ASSIGNMENT) {
+      check_assignment_shape(in.assignment, input_name(k));
+      req.inputs[k].borrowed = &in;
+    } else {
+      req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
+    }
+  }
+  if (seed) {
+    req.randomizers = randomizers_from_seed(*seed, n);
+  } else {
+    std::random_device rd;
+    req.randomizers.resize(n);
+    for (Randomizers& rs : req.randomizers) {
+      rs.r = os_random_scalar(rd);
+      rs.s = os_random_scalar(rd);
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    if ((in.r == nullptr) != (in.s == nullptr))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": give both r and s or neither");
+    if (!in.r) continue;
+    if (!load_montgomery(req.randomizers[k].r, in.r) || !load_montgomery(req.randomizers[k].s, in.s))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": r or s is not a reduced Montgomery-form scalar");
+  }
+  return req;
+}
+
+}  // namespace pp::capi

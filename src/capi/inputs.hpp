@@ -1,0 +1,66 @@
+// The C API's inputs (internal): what callers hand in — assignment arrays, .ppw files and bytes,
+// circom .r1cs + .wtns — checked and turned into witnesses, and the randomisers of a request.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace pp::capi {
+
+// Little-endian u64 loads and stores (scalars cross the API as 4 LE limbs).
+uint64_t load_u64_le(const uint8_t* p);
+void store_u64_le(uint8_t* p, uint64_t v);
+// A Montgomery-form scalar as it crosses the API (4 LE limbs, < r): false when the limbs are >= r.
+bool load_montgomery(Fr& out, const uint8_t* bytes);
+void store_montgomery(uint8_t* bytes, const Fr& x);
+// Copies and range-checks n caller scalars on every core; ApiError names the first bad index.
+std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what);
+
+// One in-memory input as a witness (arrays copied, bytes parsed, circom files evaluated); a .ppw
+// *file* is read while proving instead (PendingInput). ApiError / PP_ERR_WITNESS name input k.
+Witness witness_from_input(const pp_input& in, std::size_t k);
+// The column densities of one partition's input, without its scalars where the form allows.
+Densities densities_of_input(const pp_input& in);
+
+// Every reader failure of a witness becomes PP_ERR_WITNESS with the input named.
+template <class F>
+auto as_witness_error(const std::string& where, F&& read) {
+  try {
+    return read();
+  } catch (const ApiError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ApiError(PP_ERR_WITNESS, where + ": " + e.what());
+  }
+}
+
+// One partition of a request: a witness already in memory (copied from the caller's arrays or
+// bytes), or a .ppw file whose header was checked at start and whose scalars are read while the
+// partitions before it prove.
+struct PendingInput {
+  std::shared_ptr<const Witness> witness;
+  std::string file;
+  // pp_prove only: the caller's assignment arrays, valid for the whole call, copied (and
+  // checked) while the partitions before it prove instead of all before the first.
+  const pp_input* borrowed = nullptr;
+};
+
+// Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
+struct Request {
+  std::vector<PendingInput> inputs;
+  std::vector<Randomizers> randomizers;
+};
+
+// Checks every input of a request (and copies the in-memory ones unless `borrow`: then pp_prove's
+// caller keeps its arrays valid for the call and they are copied partition by partition), and
+// draws or loads r, s.
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow);
+
+}  // namespace pp::capi

@@ -1,0 +1,166 @@
+// Proving a request on the engine (request.hpp).
+#include "request.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "proofpipe/engine/engine.hpp"
+#include "proofpipe/io/witness.hpp"
+
+namespace pp::capi {
+namespace {
+
+// Keeps the storage busy when the page cache is cold: the files after the one being read are
+// read into the page cache (prefetch_witness: one sequential stream per file, as `cat` reads) by
+// threads of their own, so the storage never waits for the CPU work of reading, checking and
+// staging a partition, and the reader then finds the pages in the cache. Several streams at
+// once: a virtual or networked disk delivers more to a few sequential streams than to one
+// (measured on the H200 host's virtio disk). At most `depth` files past the one being read
+// are requested, which bounds the page cache this takes.
+class Prefetcher {
+ public:
+  Prefetcher(const Request& req, std::size_t streams, std::size_t depth) : depth_(depth) {
+    for (const PendingInput& in : req.inputs) files_.push_back(in.witness || in.borrowed ? std::string() : in.file);
+    const auto n = std::size_t(std::count_if(files_.begin(), files_.end(), [](const std::string& f) { return !f.empty(); }));
+    for (std::size_t t = 0; t < std::min(streams, n); ++t) threads_.emplace_back([this] { run(); });
+  }
+  ~Prefetcher() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  Prefetcher(const Prefetcher&) = delete;
+  Prefetcher& operator=(const Prefetcher&) = delete;
+  // Input k is being read now.
+  void reading(std::size_t k) {
+    {
+      std::lock_guard lock(mu_);
+      reading_ = k;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::size_t k;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || next_ >= files_.size() || next_ <= reading_ + depth_; });
+        if (stop_ || next_ >= files_.size()) return;
+        k = next_++;
+      }
+      if (!files_[k].empty()) prefetch_witness(files_[k]);
+    }
+  }
+  std::vector<std::string> files_;
+  std::size_t depth_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t reading_ = 0, next_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Proves a request on the engine: each partition is its own engine job, submitted as soon as its
+// witness is in memory, so that reading partition k+1 overlaps proving partition k; at most a few
+// partitions are read ahead of the engine (host memory). The first failure, in input order,
+// cancels the rest and is rethrown as it was thrown (status_of maps it).
+std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& req, const Progress& progress) {
+  runtime::Runtime& rt = *engine.runtime;
+  const std::size_t n = req.inputs.size();
+  const std::size_t ahead = std::size_t(std::max(1, rt.gpu_count()) * rt.config().gw + 1);
+  std::vector<engine::JobHandle> jobs;
+  jobs.reserve(n);
+  auto cancelled = [&] { return progress.cancel && progress.cancel->load(std::memory_order_relaxed); };
+  auto cancel_all = [&] {
+    for (const auto& j : jobs) rt.cancel(j.id());
+  };
+  // 4 streams, 4 files ahead: on the H200 host's disk (cold cache, 10 x 2^24) 13.2 s against 16.4 s
+  // without prefetching and 15.5 s with one stream; cat took 13.9 s (docs/PERF.md).
+  Prefetcher prefetcher(req, /*streams=*/4, /*depth=*/4);
+  try {
+    std::size_t oldest = 0;  // jobs before this one are done
+    for (std::size_t k = 0; k < n; ++k) {
+      for (;;) {  // bounded read-ahead
+        while (oldest < jobs.size() && jobs[oldest].done()) ++oldest;
+        if (cancelled() || jobs.size() - oldest < ahead) break;
+        jobs[oldest].wait_for(std::chrono::milliseconds(20));
+      }
+      if (cancelled()) throw Cancelled();
+      PendingInput& in = req.inputs[k];
+      prefetcher.reading(k);
+      if (!in.witness && in.borrowed) {
+        in.witness = engine.readers.execute([&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k)); });
+      } else if (!in.witness) {
+        in.witness = as_witness_error(input_name(k), [&] {
+          return engine.readers.execute([&] { return std::make_shared<const Witness>(read_witness(in.file)); });
+        });
+      }
+      engine::JobSpec spec;
+      spec.key = key.pk;
+      spec.witnesses = {in.witness};
+      spec.randomizers = {req.randomizers[k]};
+      spec.partition_base = k;
+      if (progress.partitions_done) {
+        std::atomic<std::size_t>* done = progress.partitions_done;
+        spec.on_partition = [done](uint64_t, std::size_t, const engine::PartitionResult& r) {
+          if (r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
+        };
+      }
+      jobs.push_back(rt.submit(std::move(spec)));
+      in.witness.reset();  // the engine holds it while it is needed
+      if (progress.jobs) {
+        std::lock_guard lock(*progress.jobs_mu);
+        progress.jobs->push_back(jobs.back().id());
+      }
+    }
+    std::vector<Proof> proofs;
+    proofs.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const engine::JobResult r = jobs[k].wait();
+      if (r.status == engine::JobStatus::ok) {
+        proofs.push_back(r.proofs.at(0));
+        continue;
+      }
+      if (r.status == engine::JobStatus::cancelled || cancelled()) throw Cancelled();
+      const engine::PartitionResult& part = r.partitions.at(0);
+      if (part.exception) std::rethrow_exception(part.exception);
+      throw std::runtime_error(input_name(k) + ": " + r.error);
+    }
+    return proofs;
+  } catch (...) {
+    cancel_all();
+    for (const auto& j : jobs) j.wait();  // nothing of this request outlives the call
+    throw;
+  }
+}
+
+}  // namespace
+
+// Proves a request and books the outcome in the engine's call counters.
+std::vector<Proof> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
+                             const Progress& progress) {
+  key.add_user(engine);
+  try {
+    std::vector<Proof> proofs = run_request(*engine, key, req, progress);
+    engine->calls_succeeded.fetch_add(1);
+    return proofs;
+  } catch (const Cancelled&) {
+    engine->calls_cancelled.fetch_add(1);
+    throw;
+  } catch (...) {
+    engine->calls_failed.fetch_add(1);
+    throw;
+  }
+}
+
+}  // namespace pp::capi
