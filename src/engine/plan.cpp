@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/msm_kernels.hpp"
 #include "proofpipe/msm/digits.hpp"
 
@@ -27,10 +28,6 @@ uint64_t segments_bound(uint64_t m) {
   const uint64_t middle = (uint64_t(1) << 17) + (uint64_t(1) << 17) / kMinSegment + 1;
   return std::min((m + kMinSegment - 1) / kMinSegment, std::max((m + kMaxSegment - 1) / kMaxSegment, middle));
 }
-constexpr uint64_t kBatchChunk = 64;  // points per batch-addition thread: one bitmap word
-constexpr uint64_t kTreeItems = 1024;  // items one reduction block folds into one (src/gpu/msm.cu)
-constexpr uint64_t kMaxChain = gpu::kMaxChain;
-constexpr uint64_t kSortSlack = 64 * kMiB;
 constexpr int kMinGpuWindow = gpu::kMinWindow;   // result sums are sized for this many windows at most
 constexpr int kMaxWindowCut = 3;         // the planner may lower a window by up to this many bits
 constexpr double kEfficientCost = 1.10;  // "efficient" MSM pieces: within 10 % of one pass
@@ -277,29 +274,18 @@ int msm_windows(int c) {
 
 int default_msm_window(uint64_t m) { return gpu::default_gpu_window(m); }
 
+// The kernels' own layouts (gpu/msm.hpp), sized for every piece up to m points: a segment count
+// that bounds all of them and a bound of the radix sort's storage (CUB's query needs the device
+// compiler; the GPU harness checks both bounds against the kernels' exact figures).
 uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c) {
   if (m == 0) return 0;
-  const uint64_t w = uint64_t(msm_windows(c)), buckets = uint64_t(1) << (c - 1), x = xyzz_bytes(curve);
-  const uint64_t per_thread = std::clamp<uint64_t>((w * buckets) >> 17, 4, 64);
-  const uint64_t chunks = ceil_div(buckets, per_thread), segments = segments_bound(m);
-  uint64_t used = 0;
-  const auto take = [&](uint64_t bytes) { used = align_up(used) + bytes; };
-  for (int i = 0; i < 4; ++i) take(4 * m);                        // keys, values and their sort double buffers
-  take(8 * m + kSortSlack);                                       // radix-sort temporary storage
-  take(w * buckets * x);                                          // buckets of every window
-  take(segments * x);                                             // segment head sums
-  take(segments * x);                                             // segment tail sums
-  take(w * chunks * x);                                           // bucket reduction chunks
-  take(w * ceil_div(chunks, kTreeItems) * x);                     // their tree-sum scratch
-  take(2 * (segments / (kMaxChain + 1) + 1) * sizeof(uint64_t));  // long chains
-  take(sizeof(uint32_t));                                         // long-chain count
-  return align_up(used);
+  (void)msm_windows(c);  // checks c
+  return align_up(gpu::msm_layout(m, c, segments_bound(m), xyzz_bytes(curve), gpu::radix_sort_temp_bound(m)).total);
 }
 
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {
   if (m == 0) return 0;
-  const uint64_t chunks = ceil_div(m, kBatchChunk), x = xyzz_bytes(curve);
-  return align_up(chunks * x) + align_up(ceil_div(chunks, kTreeItems) * x);
+  return align_up(gpu::batch_add_layout(m, xyzz_bytes(curve)).total);
 }
 
 uint64_t ntt_tables_bound(int lg) {

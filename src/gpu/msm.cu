@@ -17,23 +17,8 @@ namespace pp::gpu {
 namespace {
 
 constexpr int kThreads = 128;           // accumulation / reduction block size
-constexpr uint32_t kTreeItems = 1024;   // items one reduction block folds into one
 
 unsigned blocks_for(uint64_t items, unsigned threads = kThreads) { return unsigned((items + threads - 1) / threads); }
-
-// Bump allocator over the caller's workspace (256-byte aligned pieces). With base == nullptr
-// it only measures.
-struct Carve {
-  char* base;
-  std::size_t used = 0;
-  template <class T>
-  T* take(std::size_t count) {
-    used = (used + 255) & ~std::size_t(255);
-    T* p = base ? reinterpret_cast<T*>(base + used) : nullptr;
-    used += count * sizeof(T);
-    return p;
-  }
-};
 
 __global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w, uint32_t* keys,
                               uint32_t* values) {
@@ -160,29 +145,29 @@ struct MsmSpace {
   std::size_t total;
 };
 
-// Upper bound of long chains in one window: each spans more than kMaxChain segments.
-uint64_t max_long_chains(const MsmShape& sh) { return sh.segments() / (kMaxChain + 1) + 1; }
-
+// The workspace cut as msm_layout (msm.hpp) lays it out, with CUB's own sort-storage query.
 template <class C>
 MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   MsmSpace<C> s{};
-  Carve cv{static_cast<char*>(base)};
-  s.keys = cv.take<uint32_t>(sh.n);
-  s.values = cv.take<uint32_t>(sh.n);
-  s.keys_alt = cv.take<uint32_t>(sh.n);
-  s.values_alt = cv.take<uint32_t>(sh.n);
   cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
   s.sort_bytes = 0;
   cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.n), 0, sh.c);
-  s.sort_temp = cv.take<char>(s.sort_bytes);
-  s.buckets = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * sh.buckets());
-  s.head = cv.take<XYZZ<C>>(sh.segments());
-  s.tail = cv.take<XYZZ<C>>(sh.segments());
-  s.chunks = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * sh.reduce_chunks());
-  s.scratch = cv.take<XYZZ<C>>(std::size_t(sh.windows()) * ((sh.reduce_chunks() + kTreeItems - 1) / kTreeItems));
-  s.long_chains = cv.take<uint64_t>(2 * max_long_chains(sh));
-  s.long_count = cv.take<unsigned int>(1);
-  s.total = cv.used;
+  const MsmLayout l = msm_layout(sh.n, sh.c, sh.segments(), sizeof(XYZZ<C>), s.sort_bytes);
+  char* b = static_cast<char*>(base);
+  const auto at = [&](std::size_t offset) { return b ? static_cast<void*>(b + offset) : nullptr; };
+  s.keys = static_cast<uint32_t*>(at(l.keys));
+  s.values = static_cast<uint32_t*>(at(l.values));
+  s.keys_alt = static_cast<uint32_t*>(at(l.keys_alt));
+  s.values_alt = static_cast<uint32_t*>(at(l.values_alt));
+  s.sort_temp = at(l.sort_temp);
+  s.buckets = static_cast<XYZZ<C>*>(at(l.buckets));
+  s.head = static_cast<XYZZ<C>*>(at(l.head));
+  s.tail = static_cast<XYZZ<C>*>(at(l.tail));
+  s.chunks = static_cast<XYZZ<C>*>(at(l.chunks));
+  s.scratch = static_cast<XYZZ<C>*>(at(l.scratch));
+  s.long_chains = static_cast<uint64_t*>(at(l.long_chains));
+  s.long_count = static_cast<unsigned int*>(at(l.long_count));
+  s.total = l.total;
   return s;
 }
 
@@ -239,7 +224,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     mark();
     device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), n, sh.segment(), null_key, bw, ws.head,
                                                                 ws.tail, segs, ws.long_chains, ws.long_count);
-    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(sh)), kThreads, 0, stream,
+    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(sh.segments())), kThreads, 0, stream,
         k.Current(), sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
     mark();
   }
@@ -275,12 +260,12 @@ struct BatchSpace {
 };
 template <class C>
 BatchSpace<C> carve_batch(void* base, std::size_t n) {
-  Carve cv{static_cast<char*>(base)};
+  const BatchLayout l = batch_add_layout(n, sizeof(XYZZ<C>));
+  char* b = static_cast<char*>(base);
   BatchSpace<C> s{};
-  const std::size_t chunks = (n + 63) / 64;
-  s.chunks = cv.take<XYZZ<C>>(chunks);
-  s.scratch = cv.take<XYZZ<C>>((chunks + kTreeItems - 1) / kTreeItems);
-  s.total = cv.used;
+  s.chunks = b ? reinterpret_cast<XYZZ<C>*>(b + l.chunks) : nullptr;
+  s.scratch = b ? reinterpret_cast<XYZZ<C>*>(b + l.scratch) : nullptr;
+  s.total = l.total;
   return s;
 }
 }  // namespace

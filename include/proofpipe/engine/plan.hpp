@@ -54,14 +54,11 @@ enum class Curve { g1, g2 };
 int msm_windows(int c);
 // The GPU MSM's default window for m points: clamp(ceil(log2 m) - 4, 4, 21).
 int default_msm_window(uint64_t m);
-// Upper bound of the GPU MSM workspace for m points and window c (each piece 256-byte aligned):
-// keys/values 4 x 4 B x m; radix-sort temporary 8 B x m + 64 MiB; buckets W x 2^(c-1) XYZZ;
-// head and tail ceil(m/32) XYZZ each; reduction chunks W x ceil(B/L) XYZZ with
-// L = clamp((W B) >> 17, 4, 64), and W x ceil(that / 1024) XYZZ of scratch; the long-chain list.
-// Monotone in m and in c. 0 for m == 0.
+// Upper bound of the GPU MSM workspace for every piece of up to m points at window c: the
+// kernel's own layout (gpu::msm_layout) with a segment count that bounds every piece size and
+// gpu::radix_sort_temp_bound for the sort's storage. Monotone in m and in c. 0 for m == 0.
 uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c);
-// Upper bound of the bitmap batch addition workspace for m points: ceil(m/64) XYZZ partial
-// sums plus ceil(that / 1024) of scratch.
+// Upper bound of the bitmap batch addition workspace for m points (gpu::batch_add_layout).
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
 // Upper bound of the NTT twiddle tables of a 2^lg domain (forward, inverse, coset shift and its
 // inverse as two-level tables, plus the small in-pass tables): (8 x 2^ceil(lg/2) + 1024) x 32 B.

@@ -36,6 +36,30 @@ struct MsmShape {
 // Resolves c (and checks n < 2^31, c in [kMinWindow, kMaxWindow]); invalid_argument otherwise.
 Status make_msm_shape(std::size_t n, int c, MsmShape* out);
 
+// The MSM workspace piece by piece, in carve order, each piece 256-byte aligned: the one layout
+// that msm() carves (msm.cu) and the memory planner sizes (plan.cpp). Byte offsets, and the
+// total. `segments`: the segment count to make room for (msm() passes shape.segments(); the
+// planner a bound over every piece size it may run); `sort_bytes`: the radix sort's temporary
+// storage (msm() passes CUB's own query; the planner radix_sort_temp_bound(n)).
+struct MsmLayout {
+  std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, scratch, long_chains,
+      long_count, total;
+};
+MsmLayout msm_layout(std::size_t n, int c, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes);
+// An upper bound of CUB's radix-sort temporary storage for n key-value pairs of 32-bit keys
+// (the GPU harness checks it against CUB's query).
+std::size_t radix_sort_temp_bound(std::size_t n);
+// Long chains (buckets crossing more than kMaxChain segment ends) one window can have.
+inline std::size_t max_long_chains(std::size_t segments) { return segments / (kMaxChain + 1) + 1; }
+// The batch-addition workspace: one XYZZ sum per 64 points (one bitmap word) and the tree-sum
+// scratch over them.
+struct BatchLayout {
+  std::size_t chunks, scratch, total;
+};
+BatchLayout batch_add_layout(std::size_t n, std::size_t xyzz_bytes);
+inline constexpr std::size_t kWorkspaceAlign = 256;
+inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block folds into one
+
 // ---- CPU twins ----
 template <class C>
 Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0);
