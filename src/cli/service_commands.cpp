@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -27,6 +28,7 @@ struct ServiceCommands {
   CLI::App* status = nullptr;
   service::ServiceConfig config;
   std::string server = "127.0.0.1:50051";
+  std::string token_file, tls_ca;  // clients: bearer token, CA certificate of a TLS daemon
   // submit
   std::string key, request_id;
   std::vector<std::string> witnesses;
@@ -61,16 +63,42 @@ void check(const char* rpc, const grpc::Status& status) {
     throw std::runtime_error(fmt::format("{}: {}: {}", rpc, code_name(status.error_code()), status.error_message()));
 }
 
-std::unique_ptr<v1::Prover::Stub> connect(const std::string& server) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(-1);
-  return v1::Prover::NewStub(grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
-}
-
 std::string read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error(path + ": cannot open");
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// A connection to the daemon: TLS with --tls-ca, and the bearer token of --token-file on every call.
+struct Client {
+  std::unique_ptr<v1::Prover::Stub> stub;
+  std::string authorization;  // "Bearer <token>", or empty
+
+  // Every call's context goes through here.
+  void prepare(grpc::ClientContext& ctx) const {
+    if (!authorization.empty()) ctx.AddMetadata("authorization", authorization);
+  }
+};
+
+Client connect(const ServiceCommands& c) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!c.tls_ca.empty()) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = read_bytes(c.tls_ca);
+    credentials = grpc::SslCredentials(options);
+  }
+  Client client{v1::Prover::NewStub(grpc::CreateCustomChannel(c.server, credentials, args)), ""};
+  if (!c.token_file.empty()) {
+    const std::string text = read_bytes(c.token_file);
+    std::string token = text.substr(0, text.find('\n'));
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front()))) token.erase(0, 1);
+    if (token.empty()) throw std::runtime_error("--token-file " + c.token_file + ": the first line is empty");
+    client.authorization = "Bearer " + token;
+  }
+  return client;
 }
 
 const char* state_name(v1::JobState s) {
@@ -80,16 +108,17 @@ const char* state_name(v1::JobState s) {
 }
 
 // Awaits the job, one progress line per change on stderr; writes the proofs to `out` if given.
-int await_job(v1::Prover::Stub& stub, const std::string& job_id, const std::string& out) {
+int await_job(const Client& client, const std::string& job_id, const std::string& out) {
   v1::Job job;
   uint32_t last = UINT32_MAX;
   int last_state = -1;
   for (;;) {
     grpc::ClientContext ctx;
+    client.prepare(ctx);
     v1::AwaitRequest req;
     req.set_job_id(job_id);
     req.set_timeout_ms(1000);
-    check("Await", stub.Await(&ctx, req, &job));
+    check("Await", client.stub->Await(&ctx, req, &job));
     if (job.partitions_done() != last || int(job.state()) != last_state) {
       last = job.partitions_done();
       last_state = int(job.state());
@@ -123,8 +152,10 @@ int run_serve(service::ServiceConfig config, int threads) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   service::Daemon daemon(config);
-  fmt::print("proofpipe serve: listening on {}:{} ({} job(s) resumed from the journal)\n",
-             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), daemon.recovered());
+  std::string security = config.tls_cert.empty() ? "plaintext" : "TLS";
+  security += config.token_file.empty() ? ", no token" : ", bearer token";
+  fmt::print("proofpipe serve: listening on {}:{} ({}; {} job(s) resumed from the journal)\n",
+             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), security, daemon.recovered());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
@@ -136,7 +167,7 @@ int run_serve(service::ServiceConfig config, int threads) {
 }
 
 int run_submit(const ServiceCommands& c) {
-  auto stub = connect(c.server);
+  const Client client = connect(c);
   v1::SubmitRequest req;
   req.set_request_id(c.request_id);
   req.set_key_path(c.key);
@@ -148,21 +179,23 @@ int run_submit(const ServiceCommands& c) {
       req.add_witness_paths(w);
   }
   grpc::ClientContext ctx;
+  client.prepare(ctx);
   v1::SubmitResponse resp;
-  check("Submit", stub->Submit(&ctx, req, &resp));
+  check("Submit", client.stub->Submit(&ctx, req, &resp));
   if (resp.duplicate()) fmt::print(stderr, "proofpipe: request_id '{}' was submitted before: the same job\n", c.request_id);
   if (!c.wait) {
     fmt::print("{}\n", resp.job_id());
     return 0;
   }
-  return await_job(*stub, resp.job_id(), c.out);
+  return await_job(client, resp.job_id(), c.out);
 }
 
 int run_status(const ServiceCommands& c) {
-  auto stub = connect(c.server);
+  const Client client = connect(c);
   grpc::ClientContext ctx;
+  client.prepare(ctx);
   v1::Status status;
-  check("GetStatus", stub->GetStatus(&ctx, v1::GetStatusRequest{}, &status));
+  check("GetStatus", client.stub->GetStatus(&ctx, v1::GetStatusRequest{}, &status));
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
@@ -180,8 +213,17 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
   auto c = std::make_shared<ServiceCommands>();
   service::ServiceConfig& cfg = c->config;
   c->serve = app.add_subcommand("serve", "Run the proving daemon: gRPC API proofpipe.v1.Prover (docs/SERVICE.md)");
-  c->serve->add_option("--listen", cfg.listen, "host:port to listen on (loopback only for now; port 0: any free port)")
+  c->serve->add_option("--listen", cfg.listen,
+                       "host:port to listen on (port 0: any free port; beyond loopback only with --token-file or TLS)")
       ->capture_default_str();
+  c->serve->add_option("--token-file", cfg.token_file,
+                       "Every call must carry metadata 'authorization: Bearer <token>', the token being this file's "
+                       "first line")
+      ->check(CLI::ExistingFile);
+  c->serve->add_option("--tls-cert", cfg.tls_cert, "TLS: the server's certificate chain (PEM); needs --tls-key")
+      ->check(CLI::ExistingFile);
+  c->serve->add_option("--tls-key", cfg.tls_key, "TLS: the certificate's private key (PEM, no passphrase)")
+      ->check(CLI::ExistingFile);
   c->serve->add_option("--data-root", cfg.data_root, "Directory every key and witness path is relative to (and inside)")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -205,6 +247,10 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
 
   auto server_option = [&](CLI::App* cmd) {
     cmd->add_option("--server", c->server, "Daemon address host:port")->capture_default_str();
+    cmd->add_option("--token-file", c->token_file, "Send the bearer token on this file's first line")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--tls-ca", c->tls_ca, "Connect over TLS, trusting this CA certificate (PEM)")
+        ->check(CLI::ExistingFile);
   };
   c->submit = app.add_subcommand("submit", "Submit a job to a daemon; prints the job id (or, with --wait, its end)");
   server_option(c->submit);
@@ -234,8 +280,7 @@ std::optional<int> run_service_commands(const ServiceCommands& c, int threads) {
     return run_submit(c);
   }
   if (c.await->parsed()) {
-    auto stub = connect(c.server);
-    return await_job(*stub, c.job, c.out);
+    return await_job(connect(c), c.job, c.out);
   }
   if (c.status->parsed()) return run_status(c);
   return std::nullopt;

@@ -14,6 +14,7 @@ enum class ErrorCode {
   resource_exhausted,  // the queue is full
   unimplemented,       // a request for something this version does not do yet (snarkjs keys)
   unavailable,         // the daemon is shutting down
+  unauthenticated,     // a missing or wrong bearer token
 };
 
 class RequestError : public std::runtime_error {

@@ -13,13 +13,17 @@
 #include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
+#include "auth.hpp"
 #include "errors.hpp"
 #include "journal.hpp"
 #include "paths.hpp"
@@ -60,9 +64,16 @@ grpc::StatusCode grpc_code(ErrorCode code) {
     case ErrorCode::resource_exhausted: return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case ErrorCode::unimplemented: return grpc::StatusCode::UNIMPLEMENTED;
     case ErrorCode::unavailable: return grpc::StatusCode::UNAVAILABLE;
+    case ErrorCode::unauthenticated: return grpc::StatusCode::UNAUTHENTICATED;
   }
   return grpc::StatusCode::INTERNAL;
 }
+
+// The RPCs of proofpipe.v1.Prover (the request counters are indexed by them).
+enum class Rpc { Submit, Await, Prove, Cancel, Watch, GetStatus, PreloadKey, EvictKey, count };
+constexpr const char* kRpcNames[] = {"Submit", "Await", "Prove", "Cancel", "Watch", "GetStatus", "PreloadKey", "EvictKey"};
+static_assert(std::size(kRpcNames) == std::size_t(Rpc::count));
+const char* rpc_name(Rpc rpc) { return kRpcNames[std::size_t(rpc)]; }
 
 // Every handler runs in here: a bad request is a status, never a crash of the daemon.
 template <class F>
@@ -141,6 +152,8 @@ struct Live {
 struct Daemon::Impl final : v1::Prover::Service {
   ServiceConfig config;
   fs::path root;
+  std::optional<BearerToken> token;  // --token-file: every call must carry it
+  std::optional<TlsPair> tls;        // --tls-cert, --tls-key
   Journal journal;
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine{nullptr, pp_engine_free};
   Clock::time_point started = Clock::now();
@@ -167,7 +180,19 @@ struct Daemon::Impl final : v1::Prover::Service {
     return c.state_dir.empty() ? canonical_root(c.data_root) / ".proofpipe-state" : c.state_dir;
   }
 
-  explicit Impl(const ServiceConfig& c) : config(c), root(canonical_root(c.data_root)), journal(state_of(c)) {
+  static std::optional<BearerToken> token_of(const ServiceConfig& c) {
+    if (c.token_file.empty()) return std::nullopt;
+    return BearerToken::from_file(c.token_file);
+  }
+
+  explicit Impl(const ServiceConfig& c)
+      // The token and the certificate are read before the journal is opened: a bad one is refused
+      // with its option's name before anything is written.
+      : config(c),
+        root(canonical_root(c.data_root)),
+        token(token_of(c)),
+        tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
+        journal(state_of(c)) {
     pp_engine_config ec;
     pp_engine_config_default(&ec);
     if (config.cpu_only) {
@@ -191,8 +216,15 @@ struct Daemon::Impl final : v1::Prover::Service {
     for (int i = 0; i < config.jobs_in_flight; ++i) workers.emplace_back([this] { worker(); });
     maintenance = std::thread([this] { maintain(); });
 
+    if (config.listen.empty()) return;  // in-process calls only (server_testing.hpp)
+    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+    if (tls) {
+      grpc::SslServerCredentialsOptions options;
+      options.pem_key_cert_pairs.push_back({tls->key_pem, tls->cert_pem});
+      credentials = grpc::SslServerCredentials(options);
+    }
     grpc::ServerBuilder builder;
-    builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort(config.listen, credentials, &port);
     builder.SetMaxReceiveMessageSize(int(std::min<std::size_t>(config.max_message_bytes, INT32_MAX)));
     builder.RegisterService(this);
     server = builder.BuildAndStart();
@@ -200,6 +232,25 @@ struct Daemon::Impl final : v1::Prover::Service {
       stop_workers();
       throw std::runtime_error(fmt::format("--listen {}: cannot listen there (in use?)", config.listen));
     }
+  }
+
+  // Every RPC: authentication first (with --token-file), then the handler, exceptions mapped to
+  // status codes.
+  template <class F>
+  grpc::Status call(grpc::ServerContext* ctx, Rpc rpc, F&& body) {
+    return guarded(rpc_name(rpc), [&] {
+      authenticate(ctx);
+      body();
+    });
+  }
+
+  void authenticate(grpc::ServerContext* ctx) const {
+    if (!token) return;
+    std::optional<std::string_view> value;
+    const auto& metadata = ctx->client_metadata();
+    if (auto it = metadata.find("authorization"); it != metadata.end())
+      value = std::string_view(it->second.data(), it->second.size());
+    token->check(value);
   }
 
   ~Impl() override { shutdown(); }
@@ -570,8 +621,8 @@ struct Daemon::Impl final : v1::Prover::Service {
 
   // ----- the RPCs -------------------------------------------------------------------------------
 
-  grpc::Status Submit(grpc::ServerContext*, const v1::SubmitRequest* req, v1::SubmitResponse* resp) override {
-    return guarded("Submit", [&] {
+  grpc::Status Submit(grpc::ServerContext* ctx, const v1::SubmitRequest* req, v1::SubmitResponse* resp) override {
+    return call(ctx, Rpc::Submit, [&] {
       const auto [id, duplicate] = submit(*req);
       resp->set_job_id(id);
       resp->set_duplicate(duplicate);
@@ -596,15 +647,15 @@ struct Daemon::Impl final : v1::Prover::Service {
   }
 
   grpc::Status Await(grpc::ServerContext* ctx, const v1::AwaitRequest* req, v1::Job* out) override {
-    return guarded("Await", [&] { await(ctx, req->job_id(), req->timeout_ms(), out); });
+    return call(ctx, Rpc::Await, [&] { await(ctx, req->job_id(), req->timeout_ms(), out); });
   }
 
   grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitRequest* req, v1::Job* out) override {
-    return guarded("Prove", [&] { await(ctx, submit(*req).first, 0, out); });
+    return call(ctx, Rpc::Prove, [&] { await(ctx, submit(*req).first, 0, out); });
   }
 
-  grpc::Status Cancel(grpc::ServerContext*, const v1::CancelRequest* req, v1::Job* out) override {
-    return guarded("Cancel", [&] {
+  grpc::Status Cancel(grpc::ServerContext* ctx, const v1::CancelRequest* req, v1::Job* out) override {
+    return call(ctx, Rpc::Cancel, [&] {
       const JobRecord r = get_or_throw(req->job_id());
       if (!is_final(r.state)) {
         bool was_queued = false;
@@ -630,7 +681,7 @@ struct Daemon::Impl final : v1::Prover::Service {
   }
 
   grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req, grpc::ServerWriter<v1::Job>* writer) override {
-    return guarded("Watch", [&] {
+    return call(ctx, Rpc::Watch, [&] {
       int last_state = -1;
       uint32_t last_done = UINT32_MAX;
       for (;;) {
@@ -654,8 +705,8 @@ struct Daemon::Impl final : v1::Prover::Service {
     });
   }
 
-  grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::Status* out) override {
-    return guarded("GetStatus", [&] {
+  grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest*, v1::Status* out) override {
+    return call(ctx, Rpc::GetStatus, [&] {
       pp_engine_stats s;
       pp_error err;
       if (pp_engine_stats_get(engine.get(), &s, &err) != PP_OK) throw std::runtime_error(err.message);
@@ -699,8 +750,8 @@ struct Daemon::Impl final : v1::Prover::Service {
     });
   }
 
-  grpc::Status PreloadKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyInfo* out) override {
-    return guarded("PreloadKey", [&] {
+  grpc::Status PreloadKey(grpc::ServerContext* ctx, const v1::KeyRequest* req, v1::KeyInfo* out) override {
+    return call(ctx, Rpc::PreloadKey, [&] {
       const fs::path key = resolve_key(root, req->key_path());
       const std::shared_ptr<pp_key> k = key_for(key, nullptr);
       if (!req->witness_path().empty()) {
@@ -721,8 +772,8 @@ struct Daemon::Impl final : v1::Prover::Service {
     });
   }
 
-  grpc::Status EvictKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyInfo* out) override {
-    return guarded("EvictKey", [&] {
+  grpc::Status EvictKey(grpc::ServerContext* ctx, const v1::KeyRequest* req, v1::KeyInfo* out) override {
+    return call(ctx, Rpc::EvictKey, [&] {
       const fs::path key = confine(root, req->key_path(), "key_path");
       std::shared_ptr<KeyEntry> e;
       {
@@ -749,10 +800,13 @@ namespace {
 
 // What can be refused before anything (the journal, the engine) is touched.
 const ServiceConfig& checked(const ServiceConfig& config) {
-  if (!is_loopback_listen(config.listen))
+  if (config.tls_cert.empty() != config.tls_key.empty())
+    throw std::invalid_argument("--tls-cert and --tls-key: give both (PEM certificate chain and its private key)");
+  if (!config.listen.empty() && !is_loopback_listen(config.listen) && config.token_file.empty() &&
+      config.tls_cert.empty())
     throw std::invalid_argument(fmt::format(
-        "--listen {}: only loopback addresses (127.0.0.1, ::1, localhost) are served until token and TLS "
-        "authentication exist",
+        "--listen {}: only loopback addresses (127.0.0.1, ::1, localhost) are served without authentication; "
+        "give --token-file and/or --tls-cert/--tls-key to listen there",
         config.listen));
   if (config.jobs_in_flight < 1 || config.jobs_in_flight > 64)
     throw std::invalid_argument(fmt::format("--jobs {}: must be 1..64", config.jobs_in_flight));

@@ -15,7 +15,9 @@
 namespace pp::service {
 
 struct ServiceConfig {
-  std::string listen = "127.0.0.1:0";   // host:port; port 0 picks a free port (Daemon::port())
+  // host:port; port 0 picks a free port (Daemon::port()). Beyond loopback only with a token or
+  // TLS. Empty: no gRPC server at all, the handlers are called in-process (server_testing.hpp).
+  std::string listen = "127.0.0.1:0";
   std::filesystem::path data_root;      // every client path lies under it
   std::filesystem::path state_dir;      // the journal; empty: <data_root>/.proofpipe-state
   int gw = 2;                           // engine workers per GPU
@@ -26,6 +28,11 @@ struct ServiceConfig {
   uint32_t max_queue = 10000;           // queued + running jobs beyond which Submit is refused
   double retention_hours = 24;          // finished jobs older than this are deleted
   std::size_t max_message_bytes = std::size_t(64) << 20;  // largest request accepted
+  // Authentication. token_file: its first line is a bearer token every call must carry
+  // (metadata `authorization: Bearer <token>`). tls_cert + tls_key: PEM files; the server speaks
+  // TLS only. Either one allows a non-loopback `listen`.
+  std::filesystem::path token_file;
+  std::filesystem::path tls_cert, tls_key;
 };
 
 class Daemon {

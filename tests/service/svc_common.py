@@ -77,13 +77,15 @@ class Daemon:
                 d.proc.wait()
                 print(f"  (killed the daemon left running; its log: {d.log_path})")
 
-    def __init__(self, args, data_root, state=None, extra=()):
+    def __init__(self, args, data_root, state=None, extra=(), listen="127.0.0.1:0", tls_ca=None):
+        """extra: more `serve` options; listen: its --listen; tls_ca: connect over TLS trusting
+        this PEM certificate (the daemon then needs --tls-cert/--tls-key in extra)."""
         import grpc
         _, prover_pb2_grpc = sys.modules["proofpipe.v1.prover_pb2"], sys.modules["proofpipe.v1.prover_pb2_grpc"]
         Daemon.count += 1
         self.log_path = os.path.join(args.work, f"daemon-{Daemon.count}.log")
         self.log = open(self.log_path, "w")
-        cmd = [args.proofpipe, "serve", "--listen", "127.0.0.1:0", "--data-root", data_root, "--cpu"]
+        cmd = [args.proofpipe, "serve", "--listen", listen, "--data-root", data_root, "--cpu"]
         if state:
             cmd += ["--state", state]
         cmd += list(extra)
@@ -93,14 +95,20 @@ class Daemon:
         reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()), daemon=True)
         reader.start()
         reader.join(120)
-        m = re.search(r"listening on [^ ]*:(\d+)", line[0] if line else "")
+        self.banner = line[0] if line else ""
+        m = re.search(r"listening on [^ ]*:(\d+)", self.banner)
         if not m:
             self.proc.kill()
             raise AssertionError(f"the daemon did not start: {line}\n{open(self.log_path).read()}")
         self.port = int(m.group(1))
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}",
-                                             options=[("grpc.max_send_message_length", -1),
-                                                      ("grpc.max_receive_message_length", -1)])
+        m = re.search(r"metrics on http://([^ /]+)/metrics", self.banner)
+        self.metrics_url = f"http://{m.group(1)}/metrics" if m else None
+        options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+        if tls_ca:
+            creds = grpc.ssl_channel_credentials(root_certificates=open(tls_ca, "rb").read())
+            self.channel = grpc.secure_channel(f"127.0.0.1:{self.port}", creds, options=options)
+        else:
+            self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}", options=options)
         grpc.channel_ready_future(self.channel).result(timeout=30)
         self.stub = prover_pb2_grpc.ProverStub(self.channel)
 
