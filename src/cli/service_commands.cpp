@@ -154,8 +154,12 @@ int run_serve(service::ServiceConfig config, int threads) {
   service::Daemon daemon(config);
   std::string security = config.tls_cert.empty() ? "plaintext" : "TLS";
   security += config.token_file.empty() ? ", no token" : ", bearer token";
-  fmt::print("proofpipe serve: listening on {}:{} ({}; {} job(s) resumed from the journal)\n",
-             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), security, daemon.recovered());
+  std::string metrics;
+  if (daemon.metrics_port())
+    metrics = fmt::format("; metrics on http://{}:{}/metrics", config.metrics.substr(0, config.metrics.rfind(':')),
+                          daemon.metrics_port());
+  fmt::print("proofpipe serve: listening on {}:{} ({}; {} job(s) resumed from the journal){}\n",
+             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), security, daemon.recovered(), metrics);
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
@@ -224,6 +228,8 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   c->serve->add_option("--tls-key", cfg.tls_key, "TLS: the certificate's private key (PEM, no passphrase)")
       ->check(CLI::ExistingFile);
+  c->serve->add_option("--metrics", cfg.metrics,
+                       "Serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any free port)");
   c->serve->add_option("--data-root", cfg.data_root, "Directory every key and witness path is relative to (and inside)")
       ->required()
       ->check(CLI::ExistingDirectory);

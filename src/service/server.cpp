@@ -8,6 +8,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +27,7 @@
 #include "auth.hpp"
 #include "errors.hpp"
 #include "journal.hpp"
+#include "metrics.hpp"
 #include "paths.hpp"
 #include "proofpipe/proofpipe.h"
 #include "proofpipe/v1/prover.grpc.pb.h"
@@ -74,6 +76,25 @@ enum class Rpc { Submit, Await, Prove, Cancel, Watch, GetStatus, PreloadKey, Evi
 constexpr const char* kRpcNames[] = {"Submit", "Await", "Prove", "Cancel", "Watch", "GetStatus", "PreloadKey", "EvictKey"};
 static_assert(std::size(kRpcNames) == std::size_t(Rpc::count));
 const char* rpc_name(Rpc rpc) { return kRpcNames[std::size_t(rpc)]; }
+
+// grpc::StatusCode's names, by number (0..16).
+constexpr const char* kCodeNames[] = {"OK",           "CANCELLED",          "UNKNOWN",        "INVALID_ARGUMENT",
+                                      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS", "PERMISSION_DENIED",
+                                      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                                      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",    "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
+constexpr std::size_t kCodes = std::size(kCodeNames);
+
+const char* metric_state(JobState st) {
+  switch (st) {
+    case JobState::queued: return "queued";
+    case JobState::running: return "running";
+    case JobState::succeeded: return "succeeded";
+    case JobState::failed: return "failed";
+    case JobState::cancelled: return "cancelled";
+  }
+  return "unspecified";
+}
 
 // Every handler runs in here: a bad request is a status, never a crash of the daemon.
 template <class F>
@@ -170,6 +191,11 @@ struct Daemon::Impl final : v1::Prover::Service {
   std::map<std::string, Live> live;
   bool stopping = false;
 
+  // Metrics since start-up: calls answered by RPC and status code, jobs finished by final state.
+  std::array<std::array<std::atomic<uint64_t>, kCodes>, std::size_t(Rpc::count)> requests{};
+  std::array<std::atomic<uint64_t>, 6> finished{};  // by JobState
+  std::unique_ptr<MetricsServer> metrics;
+
   std::vector<std::thread> workers;
   std::thread maintenance;
   std::unique_ptr<grpc::Server> server;
@@ -213,6 +239,9 @@ struct Daemon::Impl final : v1::Prover::Service {
     for (const JobRecord& r : journal.recover()) queue.insert({r.priority, r.seq, r.job_id});
     recovered = queue.size();
 
+    // Before any thread of ours starts: if it cannot listen, the constructor throws cleanly.
+    if (!config.metrics.empty())
+      metrics = std::make_unique<MetricsServer>(config.metrics, [this] { return metrics_text(); });
     for (int i = 0; i < config.jobs_in_flight; ++i) workers.emplace_back([this] { worker(); });
     maintenance = std::thread([this] { maintain(); });
 
@@ -238,10 +267,13 @@ struct Daemon::Impl final : v1::Prover::Service {
   // status codes.
   template <class F>
   grpc::Status call(grpc::ServerContext* ctx, Rpc rpc, F&& body) {
-    return guarded(rpc_name(rpc), [&] {
+    const grpc::Status status = guarded(rpc_name(rpc), [&] {
       authenticate(ctx);
       body();
     });
+    if (const std::size_t code = std::size_t(status.error_code()); code < kCodes)
+      requests[std::size_t(rpc)][code].fetch_add(1, std::memory_order_relaxed);
+    return status;
   }
 
   void authenticate(grpc::ServerContext* ctx) const {
@@ -264,6 +296,7 @@ struct Daemon::Impl final : v1::Prover::Service {
       }
       work.notify_all();
       changed.notify_all();
+      if (metrics) metrics->stop();
       if (server) server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
       stop_workers();
       if (server) server->Wait();
@@ -362,6 +395,14 @@ struct Daemon::Impl final : v1::Prover::Service {
   }
 
   // ----- jobs -----------------------------------------------------------------------------------
+
+  // journal.finish, counted for the metrics when it finished the job.
+  bool finish_job(const std::string& id, JobState state, const std::vector<uint8_t>& proofs, const std::string& error,
+                  double key_load_ms, double prove_ms) {
+    const bool done = journal.finish(id, state, proofs, error, unix_ms(), key_load_ms, prove_ms);
+    if (done) finished[std::size_t(state)].fetch_add(1, std::memory_order_relaxed);
+    return done;
+  }
 
   JobRecord get_or_throw(const std::string& job_id) {
     if (job_id.empty()) throw RequestError(ErrorCode::invalid_argument, "job_id: empty");
@@ -504,7 +545,7 @@ struct Daemon::Impl final : v1::Prover::Service {
         // not, the next start runs it again).
         fmt::print(stderr, "proofpipe serve: job {}: {}\n", id, e.what());
         try {
-          journal.finish(id, JobState::failed, {}, fmt::format("internal error: {}", e.what()), unix_ms(), 0, 0);
+          finish_job(id, JobState::failed, {}, fmt::format("internal error: {}", e.what()), 0, 0);
         } catch (const std::exception& again) {
           fmt::print(stderr, "proofpipe serve: job {}: {}\n", id, again.what());
         }
@@ -525,7 +566,7 @@ struct Daemon::Impl final : v1::Prover::Service {
     const auto t0 = Clock::now();
     std::unique_ptr<pp_pending, void (*)(pp_pending*)> pending(nullptr, pp_pending_free);
     auto fail = [&](const std::string& why) {
-      journal.finish(id, JobState::failed, {}, why, unix_ms(), key_load_ms, ms_since(t0));
+      finish_job(id, JobState::failed, {}, why, key_load_ms, ms_since(t0));
     };
     std::size_t n = 0;
     v1::SubmitRequest req;
@@ -605,11 +646,11 @@ struct Daemon::Impl final : v1::Prover::Service {
     const pp_status st = pp_prove_finalize(pending.get(), proofs.data(), &size, &err);
     if (st == PP_OK) {
       proofs.resize(size);
-      journal.finish(id, JobState::succeeded, proofs, "", unix_ms(), key_load_ms, ms_since(t0));
+      finish_job(id, JobState::succeeded, proofs, "", key_load_ms, ms_since(t0));
     } else if (st == PP_ERR_CANCELLED && interrupted) {
       journal.requeue(id);
     } else if (st == PP_ERR_CANCELLED) {
-      journal.finish(id, JobState::cancelled, {}, "cancelled by a Cancel call", unix_ms(), key_load_ms, ms_since(t0));
+      finish_job(id, JobState::cancelled, {}, "cancelled by a Cancel call", key_load_ms, ms_since(t0));
     } else {
       fail(fmt::format("{} ({}): {}", paths_or_inline(req), pp_status_name(st), err.message));
     }
@@ -617,6 +658,74 @@ struct Daemon::Impl final : v1::Prover::Service {
 
   static const char* paths_or_inline(const v1::SubmitRequest& req) {
     return req.witness_paths_size() ? "witness_paths" : "witnesses";
+  }
+
+  // ----- metrics --------------------------------------------------------------------------------
+
+  // One scrape of --metrics (Prometheus text format 0.0.4).
+  std::string metrics_text() {
+    pp_engine_stats s;
+    pp_error err;
+    if (pp_engine_stats_get(engine.get(), &s, &err) != PP_OK) throw std::runtime_error(err.message);
+    const auto counts = journal.count_by_state();
+    std::size_t depth = 0, running = 0;
+    {
+      std::lock_guard lock(mu);
+      depth = queue.size();
+      running = live.size();
+    }
+    std::size_t loaded = 0, device_resident = 0;
+    std::vector<std::shared_ptr<KeyEntry>> entries;
+    {
+      std::lock_guard lock(keys_mu);
+      for (const auto& [path, e] : keys) entries.push_back(e);
+    }
+    for (const auto& e : entries) {
+      std::unique_lock load(e->load_mu, std::try_to_lock);  // a key still loading is not loaded yet
+      if (!load.owns_lock() || !e->key) continue;
+      ++loaded;
+      pp_key_info ki;
+      if (pp_key_info_get(e->key.get(), &ki, nullptr) == PP_OK && ki.device_resident) ++device_resident;
+    }
+
+    PromText t;
+    constexpr JobState states[] = {JobState::queued, JobState::running, JobState::succeeded, JobState::failed,
+                                   JobState::cancelled};
+    t.family("proofpipe_jobs", "Jobs in the journal by state (finished ones until --retention-hours)", "gauge");
+    for (JobState st : states) {
+      const auto it = counts.find(st);
+      t.sample("proofpipe_jobs", double(it == counts.end() ? 0 : it->second), {{"state", metric_state(st)}});
+    }
+    t.family("proofpipe_jobs_finished_total", "Jobs this daemon brought to a final state since it started", "counter");
+    for (JobState st : {JobState::succeeded, JobState::failed, JobState::cancelled})
+      t.sample("proofpipe_jobs_finished_total", double(finished[std::size_t(st)].load()), {{"state", metric_state(st)}});
+    t.family("proofpipe_partitions_proved_total", "Partitions the engine proved since the daemon started", "counter");
+    t.sample("proofpipe_partitions_proved_total", double(s.partitions_proven));
+    t.family("proofpipe_queue_depth", "Jobs waiting for a slot", "gauge");
+    t.sample("proofpipe_queue_depth", double(depth));
+    t.family("proofpipe_jobs_running", "Jobs proving now", "gauge");
+    t.sample("proofpipe_jobs_running", double(running));
+    t.family("proofpipe_keys_loaded", "Proving keys in the key cache (host memory)", "gauge");
+    t.sample("proofpipe_keys_loaded", double(loaded));
+    t.family("proofpipe_keys_device_resident", "Keys of the key cache with a copy on some GPU", "gauge");
+    t.sample("proofpipe_keys_device_resident", double(device_resident));
+    t.family("proofpipe_gpus", "GPUs the engine proves on (0: the CPU prover)", "gauge");
+    t.sample("proofpipe_gpus", double(s.gpus));
+    t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
+    t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
+    t.family("proofpipe_host_rss_bytes", "Resident set size of the daemon process", "gauge");
+    t.sample("proofpipe_host_rss_bytes", double(rss_bytes()));
+    t.family("proofpipe_host_peak_bytes", "Peak host memory charged to partitions in flight", "gauge");
+    t.sample("proofpipe_host_peak_bytes", double(s.host_peak_bytes));
+    t.family("proofpipe_uptime_seconds", "Seconds since the daemon started", "gauge");
+    t.sample("proofpipe_uptime_seconds", ms_since(started) / 1000.0);
+    // Every RPC's OK series exists from the start; other codes once they happened.
+    t.family("proofpipe_requests_total", "gRPC calls answered, by RPC and status code", "counter");
+    for (std::size_t r = 0; r < std::size_t(Rpc::count); ++r)
+      for (std::size_t code = 0; code < kCodes; ++code)
+        if (const uint64_t n = requests[r][code].load(); n || code == 0)
+          t.sample("proofpipe_requests_total", double(n), {{"rpc", kRpcNames[r]}, {"code", kCodeNames[code]}});
+    return t.str();
   }
 
   // ----- the RPCs -------------------------------------------------------------------------------
@@ -673,7 +782,7 @@ struct Daemon::Impl final : v1::Prover::Service {
           }
         }
         // A queued job ends now; a running one at its next partition boundary (Await sees it).
-        if (was_queued) journal.finish(r.job_id, JobState::cancelled, {}, "cancelled by a Cancel call", unix_ms(), 0, 0);
+        if (was_queued) finish_job(r.job_id, JobState::cancelled, {}, "cancelled by a Cancel call", 0, 0);
         notify();
       }
       fill(out, get_or_throw(req->job_id()));
@@ -818,6 +927,7 @@ const ServiceConfig& checked(const ServiceConfig& config) {
 Daemon::Daemon(const ServiceConfig& config) : impl_(std::make_unique<Impl>(checked(config))) {}
 Daemon::~Daemon() { shutdown(); }
 int Daemon::port() const { return impl_->port; }
+int Daemon::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 std::size_t Daemon::recovered() const { return impl_->recovered; }
 void Daemon::shutdown() { impl_->shutdown(); }
 

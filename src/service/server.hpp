@@ -33,6 +33,9 @@ struct ServiceConfig {
   // TLS only. Either one allows a non-loopback `listen`.
   std::filesystem::path token_file;
   std::filesystem::path tls_cert, tls_key;
+  // Prometheus text at http://METRICS/metrics (a loopback host:port; port 0: a free port,
+  // Daemon::metrics_port()). Empty: no metrics endpoint.
+  std::string metrics;
 };
 
 class Daemon {
@@ -45,6 +48,7 @@ class Daemon {
   Daemon& operator=(const Daemon&) = delete;
 
   int port() const;        // the port listened on
+  int metrics_port() const;  // the metrics endpoint's port (0: none)
   std::size_t recovered() const;  // jobs re-queued from the journal at start-up
   // Stops accepting calls, ends the calls in progress, interrupts running jobs (they go back to
   // the queue in the journal) and waits for the workers. Idempotent.

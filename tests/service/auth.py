@@ -31,8 +31,8 @@ def main():
     good = [("authorization", f"Bearer {TOKEN}")]
 
     # ----- bearer token, listening on every address (allowed: a token is required)
-    d = c.Daemon(args, data, os.path.join(args.work, "state-token"), extra=["--token-file", token_file],
-                 listen="0.0.0.0:0")
+    d = c.Daemon(args, data, os.path.join(args.work, "state-token"),
+                 extra=["--token-file", token_file, "--metrics", "127.0.0.1:0"], listen="0.0.0.0:0")
     s = d.stub
     calls = {
         "Submit": lambda md: s.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w), metadata=md, timeout=30),
@@ -54,6 +54,9 @@ def main():
             assert "not-the-token" not in e.details() and TOKEN[:8] not in e.details(), e.details()
     st = s.GetStatus(pb.GetStatusRequest(), metadata=good)
     assert st.queue_depth == 0 and st.jobs_succeeded == 0 and not st.resident_keys, st
+    _, m = c.scrape(d.metrics_url)  # the metrics endpoint (loopback) needs no token
+    for name in calls:
+        assert m[f'proofpipe_requests_total{{rpc="{name}",code="UNAUTHENTICATED"}}'] == 5, m
     print("  ok: every RPC refused without the token or with a wrong one; nothing was journaled or loaded")
     j = s.Prove(pb.SubmitRequest(key_path="k/params", witness_paths=w), metadata=good, timeout=120)
     assert j.state == pb.JOB_STATE_SUCCEEDED and c.verify(args, params, j.proofs, pub, "token.bin"), j

@@ -31,8 +31,16 @@ def main():
     assert r.returncode != 0 and "--listen 0.0.0.0:0: only loopback" in r.stdout, r.stdout
     assert not os.path.exists(os.path.join(args.work, "refused"))
     # A small message limit, so that "too large" is cheap to provoke.
-    d = c.Daemon(args, data, state, extra=["--max-message", str(1 << 20)])
+    d = c.Daemon(args, data, state, extra=["--max-message", str(1 << 20), "--metrics", "127.0.0.1:0"])
     s = d.stub
+    assert d.metrics_url, d.banner
+    _, m0 = c.scrape(d.metrics_url)
+    for series in ('proofpipe_jobs{state="queued"}', 'proofpipe_jobs_finished_total{state="succeeded"}',
+                   "proofpipe_partitions_proved_total", "proofpipe_queue_depth", "proofpipe_jobs_running",
+                   "proofpipe_keys_loaded", "proofpipe_keys_device_resident", "proofpipe_gpu_busy_ms_total",
+                   "proofpipe_host_rss_bytes", 'proofpipe_requests_total{rpc="Submit",code="OK"}'):
+        assert series in m0, f"{series} missing from the scrape: {sorted(m0)}"
+    assert m0["proofpipe_partitions_proved_total"] == 0 and m0["proofpipe_host_rss_bytes"] > 0, m0
 
     # ----- two jobs: paths (watched) and inline bytes (higher priority)
     a = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
@@ -48,6 +56,16 @@ def main():
         assert j.state == pb.JOB_STATE_SUCCEEDED, j
         assert len(j.proofs) == 2 * 192 and j.partitions_done == 2 and j.partitions_total == 2 and j.attempts == 1
         assert j.timings.total_ms > 0
+    _, m1 = c.scrape(d.metrics_url)
+    moved = {k: m1[k] - m0.get(k, 0) for k in m1}
+    print(f"  metrics after two jobs: { {k: v for k, v in moved.items() if v and 'uptime' not in k} }")
+    assert moved["proofpipe_partitions_proved_total"] == 4, moved
+    assert moved['proofpipe_jobs_finished_total{state="succeeded"}'] == 2, moved
+    assert m1['proofpipe_jobs{state="succeeded"}'] == 2 and m1["proofpipe_queue_depth"] == 0, m1
+    assert m1["proofpipe_keys_loaded"] == 1 and m1["proofpipe_jobs_running"] == 0, m1
+    assert moved['proofpipe_requests_total{rpc="Submit",code="OK"}'] == 2, moved
+    assert moved['proofpipe_requests_total{rpc="Await",code="OK"}'] == 2, moved
+    print("  ok: the metrics moved with the jobs")
     assert c.verify(args, params, ja.proofs, pub, "a.bin"), "job a's proofs do not verify"
     assert c.verify(args, params, jb.proofs, pub[::-1], "b.bin"), "job b's proofs do not verify"
     # The check can fail: b's proofs against a's statement order must not verify.
@@ -96,6 +114,14 @@ def main():
                  lambda: list(s.Watch(pb.WatchRequest(job_id="nope"), timeout=30))):
         c.expect_error(call, S.NOT_FOUND, "job_id")
     c.expect_error(lambda: s.PreloadKey(pb.KeyRequest(key_path="../outside.params")), S.INVALID_ARGUMENT, "key_path")
+    _, m2 = c.scrape(d.metrics_url)
+    invalid = sum(1 for _, code, _ in bad if code == S.INVALID_ARGUMENT)
+    assert m2['proofpipe_requests_total{rpc="Submit",code="INVALID_ARGUMENT"}'] == invalid, (invalid, m2)
+    assert m2['proofpipe_requests_total{rpc="Submit",code="ALREADY_EXISTS"}'] == 1, m2
+    assert m2['proofpipe_requests_total{rpc="Submit",code="UNIMPLEMENTED"}'] == 1, m2
+    for rpc in ("Await", "Cancel", "Watch"):
+        assert m2[f'proofpipe_requests_total{{rpc="{rpc}",code="NOT_FOUND"}}'] == 1, m2
+    print("  ok: refused calls counted by RPC and status code")
 
     # Accepted but unprovable: truncated inline bytes, a witness for another key. The job fails
     # with an error naming the input; nothing else is affected.

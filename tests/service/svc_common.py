@@ -133,6 +133,23 @@ class Daemon:
 atexit.register(Daemon.kill_all)
 
 
+def scrape(url):
+    """GET a Prometheus endpoint: (the text, {'name{labels}': value}). Every family must have HELP and TYPE."""
+    import urllib.request
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    samples, typed = {}, set()
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            typed.add(line.split()[2])
+        elif line and not line.startswith("#"):
+            key, value = line.rsplit(" ", 1)
+            family = key.split("{")[0]
+            assert family in typed or family.rsplit("_", 1)[0] in typed, f"{family} has no TYPE line:\n{text}"
+            assert f"# HELP {family} " in text, f"{family} has no HELP line"
+            samples[key] = float(value)
+    return text, samples
+
+
 def expect_error(call, code, *fragments):
     """Runs call(), which must fail with the gRPC status `code` and a message holding each fragment."""
     import grpc
