@@ -30,6 +30,7 @@
 #include "metrics.hpp"
 #include "paths.hpp"
 #include "proofpipe/proofpipe.h"
+#include "server_testing.hpp"
 #include "proofpipe/v1/prover.grpc.pb.h"
 
 namespace pp::service {
@@ -930,5 +931,7 @@ int Daemon::port() const { return impl_->port; }
 int Daemon::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 std::size_t Daemon::recovered() const { return impl_->recovered; }
 void Daemon::shutdown() { impl_->shutdown(); }
+
+v1::Prover::Service& handlers(Daemon& daemon) { return daemon.impl(); }
 
 }  // namespace pp::service

@@ -55,6 +55,7 @@ class Daemon {
   void shutdown();
 
   struct Impl;
+  Impl& impl() { return *impl_; }  // server_testing.hpp's handlers()
 
  private:
   std::unique_ptr<Impl> impl_;
