@@ -251,8 +251,15 @@ TEST(Classify, SplitsZeroOneAndOtherInPointOrder) {
   for (auto& w : density) w = rng() & rng();
   density.back() &= (uint64_t(1) << (num_aux % 64)) - 1;
   for (const bool filtered_inputs : {false, true}) {
-    const std::vector<uint32_t> vars =
-        gpu::query_variables(num_inputs, filtered_inputs ? &input_density : nullptr, num_aux, density);
+    // The A query takes every input, B those with a density bit (QueryLayout's variable maps).
+    Densities d;
+    d.a_aux = density;
+    d.b_aux = density;
+    d.b_input = input_density;
+    QueryLayout layout;
+    layout.num_inputs = num_inputs;
+    layout.num_aux = num_aux;
+    const std::vector<uint32_t> vars = filtered_inputs ? layout.b_variables(d) : layout.a_variables(d);
     // Independent recount: walk the variables in order.
     std::vector<uint32_t> want;
     for (uint32_t i = 0; i < num_inputs; ++i)

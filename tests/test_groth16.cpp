@@ -143,6 +143,58 @@ TEST(Groth16, KeyForAnotherCircuitIsRejected) {
   EXPECT_THROW((void)prove(small.pk, std::vector<Witness>{w}, kSeed), std::invalid_argument);
 }
 
+// The one description of a key's queries: counts from the key, checks that name what is wrong,
+// and variable maps that select exactly the key's A and B points.
+TEST(QueryLayout, DescribesTheKeyAndRejectsWitnessesOfAnotherKey) {
+  const Fixture f = make_fixture(6, 1);
+  const QueryLayout q = QueryLayout::of(f.pk);
+  EXPECT_EQ(q.num_inputs, f.pk.vk.ic.size());
+  EXPECT_EQ(q.num_aux, f.pk.l.size());
+  EXPECT_EQ(q.h_points, f.pk.h.size());
+  EXPECT_EQ(q.domain_size(), f.pk.h.size() + 1);  // bellman: n - 1 H points
+  const Witness& w = f.witnesses[0];
+  EXPECT_NO_THROW(q.check_counts(w.a.size(), w.input.size(), w.aux.size(), ""));
+  EXPECT_NO_THROW(q.check_densities(w.densities, ""));
+  const std::vector<uint32_t> a = q.a_variables(w.densities), b = q.b_variables(w.densities);
+  EXPECT_EQ(a.size(), f.pk.a.size());
+  EXPECT_EQ(b.size(), f.pk.b_g1.size());
+  // Every A point's scalar is the variable's value (independent recount over z = input ‖ aux).
+  const std::vector<Fr> scalars = gather_scalars(w.input, w.aux, a);
+  for (std::size_t p = 0; p < a.size(); ++p)
+    ASSERT_EQ(scalars[p], a[p] < w.input.size() ? w.input[a[p]] : w.aux[a[p] - w.input.size()]) << p;
+
+  auto message = [&](auto&& body) {
+    try {
+      body();
+    } catch (const WitnessError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no WitnessError)");
+  };
+  EXPECT_NE(message([&] { q.check_counts(w.a.size(), w.input.size() + 1, w.aux.size(), "p0: "); })
+                .find("p0: the input assignment has"),
+            std::string::npos);
+  EXPECT_NE(message([&] { q.check_counts(w.a.size(), w.input.size(), w.aux.size() - 1, ""); }).find("aux assignment"),
+            std::string::npos);
+  // A witness of half the rows has a smaller domain than the key's: bellman's H does not fit.
+  EXPECT_NE(message([&] { q.check_counts(q.domain_size() / 2, w.input.size(), w.aux.size(), ""); }).find("rows do not fit"),
+            std::string::npos);
+  EXPECT_NE(message([&] { q.check_counts(q.domain_size() + 1, w.input.size(), w.aux.size(), ""); }).find("rows do not fit"),
+            std::string::npos);
+  Densities d = w.densities;
+  d.a_aux[0] ^= 1;  // one more or one fewer A point than the key has
+  EXPECT_NE(message([&] { q.check_densities(d, ""); }).find("the A query"), std::string::npos);
+
+  // Counts that cannot belong to one key.
+  EXPECT_THROW(QueryLayout::of_sizes(HBasis::bellman, 0, 63, 10, 5, 5, 5), std::invalid_argument);
+  EXPECT_THROW(QueryLayout::of_sizes(HBasis::bellman, 2, 63, 10, 5, 5, 4), std::invalid_argument);
+  EXPECT_THROW(QueryLayout::of_sizes(HBasis::bellman, 2, 63, 10, 13, 5, 5), std::invalid_argument);
+  EXPECT_THROW(QueryLayout::of_sizes(HBasis::snarkjs, 2, 48, 10, 5, 5, 5), std::invalid_argument);
+  EXPECT_THROW(QueryLayout::of_sizes(HBasis::bellman, 2, 63, uint64_t(1) << 32, 5, 5, 5), std::invalid_argument);
+  EXPECT_EQ(QueryLayout::of_sizes(HBasis::snarkjs, 2, 64, 10, 5, 5, 5).lg(), 6);
+  EXPECT_EQ(QueryLayout::of_sizes(HBasis::bellman, 2, 63, 10, 5, 5, 5).lg(), 6);
+}
+
 TEST(Groth16, WrongInputCountIsAnError) {
   const Fixture f = make_fixture(5, 1);
   const auto proofs = prove(f.pk, f.witnesses, kSeed);

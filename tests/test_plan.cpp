@@ -109,9 +109,15 @@ TEST(PlanShape, PorepLikeSizes) {
   // BRIEF: ~47 GB of SRS for 130 M aux; 134 M here.
   EXPECT_GT(s.srs_bytes(), 44 * kGiB);
   EXPECT_LT(s.srs_bytes(), 46 * kGiB);
-  const CircuitShape k = shape_from_key_sizes(9, s.h_points, s.num_aux, s.a_points, s.b_points);
+  const CircuitShape k =
+      shape_of(QueryLayout::of_sizes(HBasis::bellman, 9, s.h_points, s.num_aux, s.a_points, s.b_points, s.b_points));
   EXPECT_EQ(k.lg, 27);
-  EXPECT_EQ(shape_from_key_sizes(9, uint64_t(1) << 27, s.num_aux, s.a_points, s.b_points, false).lg, 27);
+  EXPECT_EQ(k.h_points, s.h_points);
+  EXPECT_EQ(k.b_points, s.b_points);
+  EXPECT_EQ(shape_of(QueryLayout::of_sizes(HBasis::snarkjs, 9, uint64_t(1) << 27, s.num_aux, s.a_points, s.b_points,
+                                           s.b_points))
+                .lg,
+            27);
 }
 
 TEST(PlanShape, BadShapesAndRequestsAreRejected) {

@@ -381,7 +381,7 @@ PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const pp_i
     check_handles(engine, key);
     require(sample, "sample");
     const pp::Densities densities = pp::capi::densities_of_input(*sample);
-    pp::check_densities(*key->impl->pk, densities, "sample: ");  // WitnessError: PP_ERR_WITNESS
+    pp::QueryLayout::of(*key->impl->pk).check_densities(densities, "sample: ");  // WitnessError: PP_ERR_WITNESS
     key->impl->add_user(engine->impl);
     std::string why;
     if (!engine->impl->runtime->preload(key->impl->pk, densities, &why)) throw pp::capi::ApiError(PP_ERR_DEVICE, why);

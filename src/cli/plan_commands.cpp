@@ -43,10 +43,7 @@ int run_info_plan(const PlanCliOptions& o, const std::filesystem::path& key_file
   if (!key_file.empty()) {
     if (o.lg) throw std::invalid_argument("info --plan: give either --lg or a .params key, not both");
     const ParamsHeader h = read_params_header(key_file);
-    if (h.b_g1 != h.b_g2)
-      throw std::invalid_argument(fmt::format("info --plan: {} has {} B_G1 and {} B_G2 points; they must match",
-                                              key_file.string(), h.b_g1, h.b_g2));
-    request.shape = shape_from_key_sizes(h.vk.ic.size(), h.h, h.l, h.a, h.b_g1, /*bellman_h=*/true);
+    request.shape = shape_of(params_layout(h, key_file.string()));
   } else {
     request.shape = porep_like_shape(o.lg.value_or(27), o.public_inputs);
   }

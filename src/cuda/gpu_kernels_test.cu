@@ -334,8 +334,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     gpu::CudaBackendConfig cfg;
     cfg.srs = c.srs;
     if (c.tight) {
-      const engine::CircuitShape shape =
-          engine::shape_from_key_sizes(pk.vk.ic.size(), pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size(), bellman);
+      const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk));
       cfg.budget = engine::minimum_budget(shape, c.srs);
     }
     const auto t1 = std::chrono::steady_clock::now();

@@ -309,14 +309,14 @@ void CircuitShape::validate() const {
   if (b_points > num_variables()) bad(fmt::format("b_points = {} exceeds the {} variables", b_points, num_variables()));
 }
 
-CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b, bool bellman_h) {
+CircuitShape shape_of(const QueryLayout& layout) {
   CircuitShape s;
-  s.lg = std::max(1, ceil_log2(h + (bellman_h ? 1 : 0)));
-  s.num_inputs = num_inputs;
-  s.num_aux = l;
-  s.h_points = h;
-  s.a_points = a;
-  s.b_points = b;
+  s.lg = layout.lg();
+  s.num_inputs = layout.num_inputs;
+  s.num_aux = layout.num_aux;
+  s.h_points = layout.h_points;
+  s.a_points = layout.a_points;
+  s.b_points = layout.b_points;
   s.validate();
   return s;
 }

@@ -348,15 +348,13 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   if (config.calls) m.calls = config.calls;
   m.num_inputs = pk.vk.ic.size();
   m.num_aux = pk.l.size();
-  m.a_vars = query_variables(m.num_inputs, nullptr, m.num_aux, densities.a_aux);
-  m.b_vars = query_variables(m.num_inputs, &densities.b_input, m.num_aux, densities.b_aux);
-  if (m.a_vars.size() != pk.a.size() || m.b_vars.size() != pk.b_g1.size() || pk.b_g2.size() != pk.b_g1.size())
-    throw std::invalid_argument("GPU prover: the densities select " + std::to_string(m.a_vars.size()) + " A and " +
-                                std::to_string(m.b_vars.size()) + " B points, the key has " +
-                                std::to_string(pk.a.size()) + " and " + std::to_string(pk.b_g1.size()));
-  const bool bellman = pk.convention.h_basis == HBasis::bellman;
-  const engine::CircuitShape shape = engine::shape_from_key_sizes(m.num_inputs, pk.h.size(), pk.l.size(), pk.a.size(),
-                                                                  pk.b_g1.size(), bellman);
+  // The key's query layout (its counts checked against each other), the densities against it.
+  const QueryLayout layout = QueryLayout::of(pk);
+  layout.check_densities(densities, "GPU prover: ");
+  m.a_vars = layout.a_variables(densities);
+  m.b_vars = layout.b_variables(densities);
+  const engine::CircuitShape shape = engine::shape_of(layout);
+  const bool bellman = layout.h_basis == HBasis::bellman;
   if (shape.lg > kMaxNttLg)
     throw std::invalid_argument("GPU prover: a 2^" + std::to_string(shape.lg) + " domain exceeds the GPU NTT's 2^" +
                                 std::to_string(kMaxNttLg));

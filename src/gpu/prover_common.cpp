@@ -13,19 +13,6 @@
 
 namespace pp::gpu {
 
-std::vector<uint32_t> query_variables(std::size_t num_inputs, const std::vector<uint64_t>* input_density,
-                                      std::size_t num_aux, const std::vector<uint64_t>& aux_density) {
-  if (num_inputs + num_aux > UINT32_MAX)
-    throw std::invalid_argument("query_variables: " + std::to_string(num_inputs + num_aux) +
-                                " variables exceed the GPU prover's 32-bit variable index");
-  std::vector<uint32_t> vars;
-  for (std::size_t i = 0; i < num_inputs; ++i)
-    if (!input_density || test_bit(*input_density, i)) vars.push_back(uint32_t(i));
-  for (std::size_t j = 0; j < num_aux; ++j)
-    if (test_bit(aux_density, j)) vars.push_back(uint32_t(num_inputs + j));
-  return vars;
-}
-
 SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
                    std::size_t offset, std::size_t points) {
   SplitBits out;

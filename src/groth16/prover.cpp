@@ -31,12 +31,6 @@ Fr random_scalar(std::mt19937_64& rng) {
   }
 }
 
-std::size_t popcount(std::span<const uint64_t> bits) {
-  std::size_t n = 0;
-  for (uint64_t w : bits) n += std::size_t(__builtin_popcountll(w));
-  return n;
-}
-
 // The split MSM: scalars equal to 0 are skipped, those equal to 1 are batch-added from a bitmap,
 // the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
 template <class C>
@@ -59,35 +53,6 @@ Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> sca
   return sum;
 }
 
-// Scalars for a density-filtered query: the inputs (all, or those with the input density
-// bit), then the aux values whose density bit is set.
-std::vector<Fr> filtered(std::span<const Fr> input, const std::vector<uint64_t>* input_density,
-                         std::span<const Fr> aux, const std::vector<uint64_t>& aux_density) {
-  std::vector<Fr> out;
-  for (std::size_t i = 0; i < input.size(); ++i)
-    if (!input_density || test_bit(*input_density, i)) out.push_back(input[i]);
-  for (std::size_t j = 0; j < aux.size(); ++j)
-    if (test_bit(aux_density, j)) out.push_back(aux[j]);
-  return out;
-}
-
-// The evaluation domain of the key: bellman's H query has n - 1 points, snarkjs's n.
-Domain key_domain(const ProvingKey& pk, std::size_t rows, const std::string& where) {
-  const uint64_t g = pk.convention.domain_generator;
-  if (pk.convention.h_basis == HBasis::bellman) {
-    const Domain domain = Domain::at_least(rows, g);
-    if (pk.h.size() != domain.size() - 1)
-      throw WitnessError(where + "the H query has " + std::to_string(pk.h.size()) + " points, expected " +
-                                  std::to_string(domain.size() - 1) + " (witness and proving key do not match)");
-    return domain;
-  }
-  const std::size_t n = pk.h.size();
-  if (n < 2 || (n & (n - 1)) != 0 || rows > n)
-    throw WitnessError(where + "the H query has " + std::to_string(n) +
-                                " points: not a power of two holding the " + std::to_string(rows) +
-                                " rows (witness and proving key do not match)");
-  return Domain(std::countr_zero(n), g);
-}
 
 // bellman: coefficients of h = (a·b - c)/Z, computed on the coset g·<omega> where Z is the
 // constant g^n - 1; n - 1 of them are used.
@@ -166,36 +131,20 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   return w;
 }
 
-void check_densities(const ProvingKey& pk, const Densities& d, const std::string& where) {
-  const std::size_t num_inputs = pk.vk.ic.size(), num_aux = pk.l.size();
-  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
-    if (got != want)
-      throw WitnessError(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
-                         std::to_string(want) + " (witness and proving key do not match)");
-  };
-  expect("the A-aux density", d.a_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-aux density", d.b_aux.size(), (num_aux + 63) / 64, "words");
-  expect("the B-input density", d.b_input.size(), (num_inputs + 63) / 64, "words");
-  expect("the A query", pk.a.size(), num_inputs + popcount(d.a_aux), "points");
-  expect("the B_G1 query", pk.b_g1.size(), popcount(d.b_input) + popcount(d.b_aux), "points");
-  expect("the B_G2 query", pk.b_g2.size(), pk.b_g1.size(), "points");
-}
-
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   const std::string where = partition_name(part);
-  const std::size_t num_inputs = w.input.size(), num_aux = w.aux.size();
-  auto expect = [&](const char* what, std::size_t got, std::size_t want, const char* unit) {
+  const QueryLayout layout = QueryLayout::of(pk);
+  layout.check_counts(w.a.size(), w.input.size(), w.aux.size(), where);
+  auto expect = [&](const char* what, std::size_t got, std::size_t want) {
     if (got != want)
-      throw WitnessError(where + what + " has " + std::to_string(got) + " " + unit + ", expected " +
-                                  std::to_string(want) + " (witness and proving key do not match)");
+      throw WitnessError(where + what + " has " + std::to_string(got) + " values, expected " + std::to_string(want) +
+                         " (witness and proving key do not match)");
   };
-  expect("the input assignment", num_inputs, pk.vk.ic.size(), "values");
-  expect("the aux assignment", num_aux, pk.l.size(), "values");
-  expect("b", w.b.size(), w.a.size(), "values");
-  expect("c", w.c.size(), w.a.size(), "values");
-  if (num_inputs == 0 || !w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
-  check_densities(pk, w.densities, where);
-  const Domain domain = key_domain(pk, w.a.size(), where);
+  expect("b", w.b.size(), w.a.size());
+  expect("c", w.c.size(), w.a.size());
+  if (!w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
+  layout.check_densities(w.densities, where);
+  const Domain domain = layout.domain(w.a.size(), pk.convention.domain_generator, where);
   // The lowest unsatisfied row, found in parallel (2^27 rows take seconds on one core).
   const std::size_t rows = w.a.size();
   const std::size_t bad = tbb::parallel_reduce(
@@ -247,23 +196,19 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
 
   // H: the one step that depends on the key's convention.
   t0 = Clock::now();
-  std::size_t h_terms;
-  if (pk.convention.h_basis == HBasis::bellman) {
+  if (pk.convention.h_basis == HBasis::bellman)
     h_scalars_bellman(a, b, c, domain);
-    h_terms = n - 1;
-  } else {
+  else
     h_scalars_snarkjs(a, b, c, domain, pk.convention.domain_generator);
-    h_terms = n;
-  }
   total.ntt += ms_since(t0);
 
-  const Densities& dens = w.densities;
-  const std::vector<Fr> a_scalars = filtered(w.input, nullptr, w.aux, dens.a_aux);
-  const std::vector<Fr> b_scalars = filtered(w.input, &dens.b_input, w.aux, dens.b_aux);
+  const QueryLayout layout = QueryLayout::of(pk);
+  const std::vector<Fr> a_scalars = gather_scalars(w.input, w.aux, layout.a_variables(w.densities));
+  const std::vector<Fr> b_scalars = gather_scalars(w.input, w.aux, layout.b_variables(w.densities));
 
   MsmSums sums;
   t0 = Clock::now();
-  sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), h_terms));
+  sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), pk.h.size()));
   total.msm_h += ms_since(t0);
   t0 = Clock::now();
   sums.l = split_msm<G1Curve>(pk.l, w.aux);

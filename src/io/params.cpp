@@ -494,6 +494,15 @@ ParamsHeader parse_params_header(std::span<const uint8_t> bytes, std::string_vie
   return hdr;
 }
 
+QueryLayout params_layout(const ParamsHeader& header, std::string_view name) {
+  try {
+    return QueryLayout::of_sizes(HBasis::bellman, header.vk.ic.size(), header.h, header.l, header.a, header.b_g1,
+                                 header.b_g2);
+  } catch (const std::invalid_argument& e) {
+    throw ParamsError(std::string(name) + ": " + e.what());
+  }
+}
+
 ParamsHeader read_params_header(const std::filesystem::path& path) {
   const FileDescriptor fd(path, O_RDONLY);
   const FileSource src{fd, fd.regular_file_size()};

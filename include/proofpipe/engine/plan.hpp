@@ -30,6 +30,8 @@
 #include <string_view>
 #include <vector>
 
+#include "proofpipe/groth16/query_layout.hpp"
+
 namespace pp::engine {
 
 // ---- sizes the GPU code works with ----
@@ -84,11 +86,10 @@ struct CircuitShape {
   void validate() const;
 };
 
-// The shape of the synthetic PoRep-shaped circuit is porep_like_shape (groth16/synthetic.hpp,
-// testkit). From the vector lengths of a proving key. lg is the smallest with 2^lg >= h (+1 for bellman's
-// n - 1 H points).
-CircuitShape shape_from_key_sizes(uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b,
-                                  bool bellman_h = true);
+// The shape of a proving key: its QueryLayout's counts and domain (the layout is the one
+// description of the queries; the planner does not re-derive it). The synthetic PoRep-shaped
+// circuit's is porep_like_shape (groth16/synthetic.hpp, testkit).
+CircuitShape shape_of(const QueryLayout& layout);
 
 // ---- the plan ----
 enum class SrsPlacement { automatic, resident, streamed };

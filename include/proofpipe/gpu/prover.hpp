@@ -50,12 +50,6 @@ class GpuError : public std::runtime_error {
 
 // ---- CPU side (always built; CI tests it) ----
 
-// The variable of every point of a density-filtered query: the inputs (all of them, or those
-// with a bit in input_density), then the aux variables with a bit in aux_density (as
-// num_inputs + j). bellperson's A query takes every input; B filters both.
-std::vector<uint32_t> query_variables(std::size_t num_inputs, const std::vector<uint64_t>* input_density,
-                                      std::size_t num_aux, const std::vector<uint64_t>& aux_density);
-
 // The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the
 // scalars equal to 1 and of those neither 0 nor 1 (the tail). Point p has scalar z[vars[p]],
 // or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded.

@@ -10,6 +10,7 @@
 
 #include "proofpipe/ff/tower.hpp"
 #include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/groth16/query_layout.hpp"
 #include "proofpipe/groth16/r1cs.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
@@ -48,14 +49,6 @@ struct ProveTimings {
 // per-constraint evaluations including bellman's input constraints (a, b, c have
 // constraints + inputs entries), the input assignment (with the leading 1), the aux
 // assignment and the column densities.
-// A witness that does not fit its key or does not satisfy its circuit (sizes, densities, input[0],
-// a·b != c). Derives from std::invalid_argument; the C boundary maps it to PP_ERR_WITNESS, where
-// other invalid arguments (a key, a plan, a configuration) get their own codes.
-class WitnessError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
 struct Witness {
   std::vector<Fr> a, b, c;
   std::vector<Fr> input;
@@ -108,9 +101,6 @@ struct MsmSums {
 // A = alpha + sum A + r delta; B = beta + sum B + s delta;
 // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
 Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs);
-// The density bitmaps against the key: word counts, and the A / B query sizes they imply.
-// Throws WitnessError prefixed with `where`.
-void check_densities(const ProvingKey& pk, const Densities& densities, const std::string& where);
 // Checks a witness against the key as prove() does (sizes, densities, a·b = c at every row) and
 // returns the evaluation domain; WitnessError naming `partition` otherwise.
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t partition);

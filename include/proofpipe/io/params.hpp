@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/groth16/query_layout.hpp"
 #include "proofpipe/io/serialize.hpp"
 
 namespace pp {
@@ -73,6 +74,11 @@ std::vector<uint8_t> encode_vk(const VerifyingKey& vk);
 ProvingKey read_params(const std::filesystem::path& path, const ParamsReadOptions& options = {});
 ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions& options,
                         std::string_view name);
+
+// The query layout of a key from its header (a .params key is in bellman's convention): what the
+// planner and a witness check need, without reading a point. ParamsError naming `name` when the
+// counts cannot belong to one key (QueryLayout::of_sizes).
+QueryLayout params_layout(const ParamsHeader& header, std::string_view name);
 
 // Reads the VK and the five counts with positioned reads, skipping the point data; the
 // layout must still account for the file size exactly. VK points are validated as above.
