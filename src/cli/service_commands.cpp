@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -36,7 +38,7 @@ struct ServiceCommands {
   int priority = 0;
   // submit --wait, await
   std::string job;
-  std::string out;
+  std::string out, public_out;
 };
 
 namespace {
@@ -107,36 +109,88 @@ const char* state_name(v1::JobState s) {
   return full.c_str() + (full.rfind("JOB_STATE_", 0) == 0 ? 10 : 0);
 }
 
-// Awaits the job, one progress line per change on stderr; writes the proofs to `out` if given.
-int await_job(const Client& client, const std::string& job_id, const std::string& out) {
+// Where a job stands, on stderr: on a terminal one line redrawn in place with a bar
+// ("[#######.............] 3/10 partitions RUNNING 4.2 s"); otherwise (a log, a pipe) one line
+// per change.
+class Progress {
+ public:
+  explicit Progress(std::string job_id) : job_id_(std::move(job_id)), tty_(isatty(STDERR_FILENO) == 1) {}
+  ~Progress() { end(); }
+
+  void show(const v1::Job& job) {
+    const bool changed = job.partitions_done() != done_ || int(job.state()) != state_;
+    done_ = job.partitions_done();
+    state_ = int(job.state());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (!tty_) {
+      if (changed)
+        fmt::print(stderr, "  job {} {} {}/{} partition(s)\n", job_id_, state_name(job.state()), job.partitions_done(),
+                   job.partitions_total());
+      return;
+    }
+    constexpr uint32_t kWidth = 30;
+    const uint32_t total = std::max<uint32_t>(job.partitions_total(), 1);
+    const uint32_t filled = std::min(kWidth, uint32_t(uint64_t(kWidth) * job.partitions_done() / total));
+    fmt::print(stderr, "\r  job {}: [{}{}] {}/{} partitions {:<9} {:.1f} s ", job_id_.substr(0, 12),
+               std::string(filled, '#'), std::string(kWidth - filled, '.'), job.partitions_done(),
+               job.partitions_total(), state_name(job.state()), s);
+    drawn_ = true;
+  }
+  void end() {
+    if (drawn_) fmt::print(stderr, "\n");
+    drawn_ = false;
+  }
+
+ private:
+  std::string job_id_;
+  bool tty_;
+  bool drawn_ = false;
+  uint32_t done_ = UINT32_MAX;
+  int state_ = -1;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  f.close();
+  if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+// Follows the job (Watch: one message per state change and per finished partition) with a
+// progress bar until it is finished, then writes its result: a bellperson job's proofs to `out`,
+// a snarkjs job's proof.json to `out` and public.json to `public_out`.
+int await_job(const Client& client, const std::string& job_id, const std::string& out, const std::string& public_out) {
   v1::Job job;
-  uint32_t last = UINT32_MAX;
-  int last_state = -1;
-  for (;;) {
+  Progress progress(job_id);
+  while (job.state() < v1::JOB_STATE_SUCCEEDED) {
+    // A Watch ends when the job is finished, or early when the daemon stops: then watch again
+    // (a daemon that is gone answers UNAVAILABLE, which ends the command).
     grpc::ClientContext ctx;
     client.prepare(ctx);
-    v1::AwaitRequest req;
+    v1::WatchRequest req;
     req.set_job_id(job_id);
-    req.set_timeout_ms(1000);
-    check("Await", client.stub->Await(&ctx, req, &job));
-    if (job.partitions_done() != last || int(job.state()) != last_state) {
-      last = job.partitions_done();
-      last_state = int(job.state());
-      fmt::print(stderr, "  job {} {} {}/{} partition(s)\n", job_id, state_name(job.state()), job.partitions_done(),
-                 job.partitions_total());
-    }
-    if (job.state() >= v1::JOB_STATE_SUCCEEDED) break;
+    std::unique_ptr<grpc::ClientReader<v1::Job>> reader = client.stub->Watch(&ctx, req);
+    while (reader->Read(&job)) progress.show(job);
+    check("Watch", reader->Finish());
   }
+  progress.end();
   fmt::print("{} {}\n", job_id, state_name(job.state()));
   if (job.state() != v1::JOB_STATE_SUCCEEDED) {
     if (!job.error().empty()) fmt::print(stderr, "proofpipe: job {}: {}\n", job_id, job.error());
     return 1;
   }
+  if (!job.proof_json().empty()) {  // a snarkjs job
+    if (!out.empty()) write_file(out, job.proof_json());
+    if (!public_out.empty()) write_file(public_out, job.public_json());
+    if (!out.empty() || !public_out.empty())
+      fmt::print(stderr, "wrote {}{}{}\n", out, out.empty() || public_out.empty() ? "" : " and ", public_out);
+    return 0;
+  }
+  if (!public_out.empty())
+    throw std::invalid_argument("--public: job " + job_id + " is a bellperson job (proofs only; no public.json)");
   if (!out.empty()) {
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f.write(job.proofs().data(), std::streamsize(job.proofs().size()));
-    f.close();
-    if (!f) throw std::runtime_error(out + ": write failed");
+    write_file(out, job.proofs());
     fmt::print(stderr, "wrote {} proof(s) to {}\n", job.proofs().size() / 192, out);
   }
   return 0;
@@ -191,7 +245,7 @@ int run_submit(const ServiceCommands& c) {
     fmt::print("{}\n", resp.job_id());
     return 0;
   }
-  return await_job(client, resp.job_id(), c.out);
+  return await_job(client, resp.job_id(), c.out, c.public_out);
 }
 
 int run_status(const ServiceCommands& c) {
@@ -260,19 +314,23 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
   };
   c->submit = app.add_subcommand("submit", "Submit a job to a daemon; prints the job id (or, with --wait, its end)");
   server_option(c->submit);
-  c->submit->add_option("--key", c->key, "Proving key (.params), relative to the daemon's --data-root")->required();
-  c->submit->add_option("--witness", c->witnesses, "Witness (.ppw) per partition, in order, relative to --data-root")
+  c->submit->add_option("--key", c->key, "Proving key (.params or .zkey), relative to the daemon's --data-root")
+      ->required();
+  c->submit->add_option("--witness", c->witnesses,
+                        "Witness per partition, in order, relative to --data-root (.ppw; one .wtns for a .zkey)")
       ->required();
   c->submit->add_flag("--inline", c->inline_witnesses, "Send the witness files' bytes (local paths) instead of their paths");
   c->submit->add_option("--request-id", c->request_id, "Idempotency key: a retried submit returns the same job");
   c->submit->add_option("--priority", c->priority, "Higher runs first")->capture_default_str();
-  c->submit->add_flag("--wait", c->wait, "Wait for the job to finish and print its state");
-  c->submit->add_option("--out", c->out, "With --wait: write the proofs here (192 bytes each)");
+  c->submit->add_flag("--wait", c->wait, "Wait for the job to finish (a progress bar on a terminal), print its state");
+  c->submit->add_option("--out", c->out, "With --wait: write the proofs here (192 bytes each; snarkjs: proof.json)");
+  c->submit->add_option("--public", c->public_out, "With --wait, a snarkjs job: write public.json here");
 
   c->await = app.add_subcommand("await", "Wait for a job and print its state; write its proofs with --out");
   server_option(c->await);
   c->await->add_option("--job", c->job, "Job id")->required();
-  c->await->add_option("--out", c->out, "Write the proofs here (192 bytes each)");
+  c->await->add_option("--out", c->out, "Write the proofs here (192 bytes each; snarkjs: proof.json)");
+  c->await->add_option("--public", c->public_out, "A snarkjs job: write public.json here");
 
   c->status = app.add_subcommand("status", "Print a daemon's status (JSON): engine, keys, queue, memory");
   server_option(c->status);
@@ -282,11 +340,12 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
 std::optional<int> run_service_commands(const ServiceCommands& c, int threads) {
   if (c.serve->parsed()) return run_serve(c.config, threads);
   if (c.submit->parsed()) {
-    if (!c.out.empty() && !c.wait) throw std::invalid_argument("submit: --out needs --wait");
+    if ((!c.out.empty() || !c.public_out.empty()) && !c.wait)
+      throw std::invalid_argument("submit: --out and --public need --wait");
     return run_submit(c);
   }
   if (c.await->parsed()) {
-    return await_job(connect(c), c.job, c.out);
+    return await_job(connect(c), c.job, c.out, c.public_out);
   }
   if (c.status->parsed()) return run_status(c);
   return std::nullopt;

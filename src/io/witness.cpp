@@ -179,6 +179,29 @@ Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name) {
   return w;
 }
 
+WitnessHeader parse_witness_header(std::span<const uint8_t> bytes, std::string_view name) {
+  Reader in(bytes.first(std::min<std::size_t>(bytes.size(), kHeaderBytes)), name);
+  in.magic();
+  WitnessHeader h;
+  h.rows = in.u64("header");
+  h.inputs = in.u64("header");
+  h.aux = in.u64("header");
+  if (h.inputs == 0) in.fail("header: the input count must include the constant one");
+  if (h.rows < h.inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  h.file_bytes = bytes.size();
+  const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
+  if (want == 0 || want != bytes.size()) {
+    if (want != 0 && want < bytes.size()) {
+      parse_witness(bytes, name);  // names the first trailing byte
+    }
+    throw std::runtime_error(std::string(name) + ": the header's counts (" + std::to_string(h.rows) + " rows, " +
+                             std::to_string(h.inputs) + " inputs, " + std::to_string(h.aux) + " aux) need " +
+                             (want ? std::to_string(want) : std::string("more than 2^64")) + " bytes, there are " +
+                             std::to_string(bytes.size()) + " (truncated or not a whole .ppw file)");
+  }
+  return h;
+}
+
 uint64_t witness_file_bytes(uint64_t rows, uint64_t inputs, uint64_t aux) {
   const uint64_t limit = std::numeric_limits<uint64_t>::max() / 64;
   if (rows > limit || inputs > limit || aux > limit) return 0;

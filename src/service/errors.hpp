@@ -12,7 +12,7 @@ enum class ErrorCode {
   not_found,           // an unknown job id
   already_exists,      // a request_id reused for a different request
   resource_exhausted,  // the queue is full
-  unimplemented,       // a request for something this version does not do yet (snarkjs keys)
+  unimplemented,       // a request for something this version does not do
   unavailable,         // the daemon is shutting down
   unauthenticated,     // a missing or wrong bearer token
 };

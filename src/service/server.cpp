@@ -26,6 +26,7 @@
 
 #include "auth.hpp"
 #include "errors.hpp"
+#include "inputs.hpp"
 #include "journal.hpp"
 #include "metrics.hpp"
 #include "paths.hpp"
@@ -42,8 +43,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr std::size_t kMaxRequestId = 256;
-constexpr std::size_t kMaxPartitions = 100000;
-constexpr char kPpwMagic[] = "PPWITNS1";
 
 int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -116,28 +115,6 @@ grpc::Status guarded(const char* rpc, F&& body) {
   }
 }
 
-bool has_extension(const fs::path& p, const char* ext) { return p.extension() == ext; }
-
-// The first bytes of a file (fewer when it is shorter).
-std::string file_head(const fs::path& p, std::size_t n) {
-  std::ifstream f(p, std::ios::binary);
-  std::string head(n, '\0');
-  f.read(head.data(), std::streamsize(n));
-  head.resize(std::size_t(std::max<std::streamsize>(f.gcount(), 0)));
-  return head;
-}
-
-// A resolved bellperson key path, or UNIMPLEMENTED for a snarkjs key.
-fs::path resolve_key(const fs::path& root, const std::string& key_path) {
-  const fs::path key = confine(root, key_path, "key_path");
-  if (has_extension(key, ".zkey") || file_head(key, 4) == "zkey")
-    throw RequestError(ErrorCode::unimplemented,
-                       fmt::format("key_path: '{}' is a snarkjs .zkey; this daemon serves bellperson .params keys "
-                                   "only for now (prove .zkey files with `proofpipe prove`)",
-                                   key_path));
-  return key;
-}
-
 uint64_t rss_bytes() {
   std::ifstream f("/proc/self/statm");
   uint64_t size = 0, resident = 0;
@@ -155,9 +132,16 @@ struct QueueEntry {
   }
 };
 
+// A key of the key cache: a bellperson key on the C API's engine, or a snarkjs key for the CPU prover.
+struct LoadedKey {
+  std::shared_ptr<pp_key> key;
+  std::shared_ptr<const SnarkjsKey> zkey;
+  bool loaded() const { return key || zkey; }
+};
+
 struct KeyEntry {
   std::mutex load_mu;  // one load at a time per key; others wait for it
-  std::shared_ptr<pp_key> key;
+  LoadedKey loaded;
   fs::path path;
   uint64_t file_bytes = 0;
 };
@@ -176,6 +160,7 @@ struct Daemon::Impl final : v1::Prover::Service {
   fs::path root;
   std::optional<BearerToken> token;  // --token-file: every call must carry it
   std::optional<TlsPair> tls;        // --tls-cert, --tls-key
+  SubmitChecker checker;             // a request's witnesses against its key, before the journal
   Journal journal;
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine{nullptr, pp_engine_free};
   Clock::time_point started = Clock::now();
@@ -219,6 +204,7 @@ struct Daemon::Impl final : v1::Prover::Service {
         root(canonical_root(c.data_root)),
         token(token_of(c)),
         tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
+        checker(root),
         journal(state_of(c)) {
     pp_engine_config ec;
     pp_engine_config_default(&ec);
@@ -358,34 +344,53 @@ struct Daemon::Impl final : v1::Prover::Service {
   }
 
   // The loaded key (loading it on first use); *load_ms is the time this call spent loading.
-  std::shared_ptr<pp_key> key_for(const fs::path& key, double* load_ms) {
-    const std::shared_ptr<KeyEntry> e = key_entry(key);
+  LoadedKey key_for(const ResolvedKey& key, double* load_ms) {
+    const std::shared_ptr<KeyEntry> e = key_entry(key.path);
     std::lock_guard load(e->load_mu);
-    if (e->key) return e->key;
+    if (e->loaded.loaded()) return e->loaded;
     const auto t0 = Clock::now();
-    pp_error err;
-    pp_key* k = nullptr;
-    if (pp_key_load(key.c_str(), 0, &k, &err) != PP_OK) {
-      std::lock_guard lock(keys_mu);
-      if (auto it = keys.find(key); it != keys.end() && it->second == e) keys.erase(it);
-      throw RequestError(ErrorCode::invalid_argument, fmt::format("key_path: {}", err.message));
+    std::string error;
+    if (key.kind == KeyKind::bellperson) {
+      pp_error err;
+      pp_key* k = nullptr;
+      if (pp_key_load(key.path.c_str(), 0, &k, &err) == PP_OK)
+        e->loaded.key = std::shared_ptr<pp_key>(k, pp_key_release);
+      else
+        error = err.message;
+    } else {
+      try {
+        e->loaded.zkey = load_snarkjs_key(key.path);
+      } catch (const std::exception& x) {
+        error = x.what();
+      }
     }
-    e->key = std::shared_ptr<pp_key>(k, pp_key_release);
+    if (!e->loaded.loaded()) {
+      std::lock_guard lock(keys_mu);
+      if (auto it = keys.find(key.path); it != keys.end() && it->second == e) keys.erase(it);
+      throw RequestError(ErrorCode::invalid_argument, fmt::format("key_path: {}", error));
+    }
     std::error_code ec;
-    e->file_bytes = fs::file_size(key, ec);
+    e->file_bytes = fs::file_size(key.path, ec);
     if (load_ms) *load_ms = ms_since(t0);
-    return e->key;
+    return e->loaded;
   }
 
-  v1::KeyInfo key_info(const fs::path& key, const std::shared_ptr<pp_key>& k, uint64_t file_bytes) {
+  v1::KeyInfo key_info(const fs::path& key, const LoadedKey& k, uint64_t file_bytes) {
     v1::KeyInfo info;
     info.set_key_path(fs::relative(key, root).string());
     info.set_file_bytes(file_bytes);
-    if (!k) return info;
+    if (!k.loaded()) return info;
     info.set_loaded(true);
+    if (k.zkey) {  // the CPU prover's: never on a GPU
+      const SnarkjsKeyInfo z = info_of(*k.zkey);
+      info.set_num_inputs(z.num_inputs);
+      info.set_num_aux(z.num_aux);
+      info.set_domain_size(z.domain_size);
+      return info;
+    }
     pp_key_info ki;
     pp_error err;
-    if (pp_key_info_get(k.get(), &ki, &err) == PP_OK) {
+    if (pp_key_info_get(k.key.get(), &ki, &err) == PP_OK) {
       info.set_device_resident(ki.device_resident != 0);
       info.set_device_copies(ki.device_copies);
       info.set_num_inputs(ki.num_inputs);
@@ -423,7 +428,8 @@ struct Daemon::Impl final : v1::Prover::Service {
     out->set_submitted_unix_ms(r.submitted_ms);
     out->set_finished_unix_ms(r.finished_ms);
     out->set_error(r.error);
-    if (r.state == JobState::succeeded) out->set_proofs(r.proofs.data(), r.proofs.size());
+    if (r.state == JobState::succeeded && !decode_snarkjs_result(r.proofs, out))
+      out->set_proofs(r.proofs.data(), r.proofs.size());
     if (r.state == JobState::running) {
       std::lock_guard lock(mu);
       if (auto it = live.find(r.job_id); it != live.end()) out->set_partitions_done(it->second.partitions_done);
@@ -471,33 +477,9 @@ struct Daemon::Impl final : v1::Prover::Service {
     if (!req.request_id().empty())
       if (std::optional<JobRecord> earlier = journal.find_request(req.request_id())) return same_as(*earlier);
 
-    resolve_key(root, req.key_path());
-    const std::size_t paths = std::size_t(req.witness_paths_size()), inline_ = std::size_t(req.witnesses_size());
-    if (paths == 0 && inline_ == 0)
-      throw RequestError(ErrorCode::invalid_argument,
-                         "witness_paths, witnesses: give one .ppw witness per partition (paths or inline bytes)");
-    if (paths != 0 && inline_ != 0)
-      throw RequestError(ErrorCode::invalid_argument, "witness_paths, witnesses: give one or the other, not both");
-    if (paths + inline_ > kMaxPartitions)
-      throw RequestError(ErrorCode::invalid_argument,
-                         fmt::format("witness_paths, witnesses: {} partitions, at most {}", paths + inline_, kMaxPartitions));
-    for (std::size_t i = 0; i < paths; ++i) {
-      const fs::path w = confine(root, req.witness_paths(int(i)), "witness_paths", i);
-      if (has_extension(w, ".wtns"))
-        throw RequestError(ErrorCode::unimplemented,
-                           fmt::format("witness_paths[{}]: circom .wtns witnesses are not served yet; give .ppw", i));
-      if (file_head(w, 8) != kPpwMagic)
-        throw RequestError(ErrorCode::invalid_argument,
-                           fmt::format("witness_paths[{}]: '{}' is not a .ppw witness (no PPWITNS1 magic)", i,
-                                       req.witness_paths(int(i))));
-    }
-    for (std::size_t i = 0; i < inline_; ++i) {
-      const std::string& w = req.witnesses(int(i));
-      if (w.size() < 8 || std::memcmp(w.data(), kPpwMagic, 8) != 0)
-        throw RequestError(ErrorCode::invalid_argument,
-                           fmt::format("witnesses[{}]: {} bytes that are not a .ppw witness (no PPWITNS1 magic)", i,
-                                       w.size()));
-    }
+    // The key, the witnesses' format and counts against it, paths confined: INVALID_ARGUMENT
+    // naming the field before anything is journaled.
+    const std::size_t partitions = checker.check(req);
     {
       std::lock_guard lock(mu);
       if (stopping) throw RequestError(ErrorCode::unavailable, "the daemon is shutting down");
@@ -512,7 +494,7 @@ struct Daemon::Impl final : v1::Prover::Service {
     job.key_path = req.key_path();
     job.request.assign(serialized.begin(), serialized.end());
     job.priority = req.priority();
-    job.partitions_total = uint32_t(paths + inline_);
+    job.partitions_total = uint32_t(partitions);
     job.submitted_ms = unix_ms();
     const Journal::Inserted ins = journal.insert(job);  // committed: from here on the job exists
     if (ins.duplicate) return same_as(ins.job);         // a concurrent Submit with the same id won
@@ -577,7 +559,9 @@ struct Daemon::Impl final : v1::Prover::Service {
       if (!req.ParseFromArray(rec->request.data(), int(rec->request.size())))
         return fail("the journaled request cannot be parsed");
       // Resolved again: the files may have changed since Submit (or since the daemon restarted).
-      const std::shared_ptr<pp_key> key = key_for(resolve_key(root, req.key_path()), &key_load_ms);
+      const LoadedKey loaded = key_for(resolve_key(root, req.key_path()), &key_load_ms);
+      if (loaded.zkey) return run_snarkjs(id, req, *loaded.zkey, key_load_ms, t0);
+      const std::shared_ptr<pp_key>& key = loaded.key;
       std::vector<std::string> paths;
       n = std::size_t(req.witness_paths_size() + req.witnesses_size());
       for (int i = 0; i < req.witness_paths_size(); ++i)
@@ -657,6 +641,42 @@ struct Daemon::Impl final : v1::Prover::Service {
     }
   }
 
+  // A snarkjs job: one .wtns proved on the CPU prover in snarkjs's convention (checked against
+  // the key before it is kept). A Cancel while it proves ends it CANCELLED when the proof is done.
+  void run_snarkjs(const std::string& id, const v1::SubmitRequest& req, const SnarkjsKey& key, double key_load_ms,
+                   Clock::time_point t0) {
+    std::vector<uint8_t> result;
+    try {
+      if (req.witness_paths_size() > 0) {
+        result = prove_snarkjs(key, confine(root, req.witness_paths(0), "witness_paths", 0), {}, "witness_paths[0]");
+      } else {
+        const std::string& w = req.witnesses(0);
+        result = prove_snarkjs(key, {}, {reinterpret_cast<const uint8_t*>(w.data()), w.size()}, "witnesses[0]");
+      }
+    } catch (const std::invalid_argument& e) {  // RequestError is not one: caught below
+      finish_job(id, JobState::failed, {}, e.what(), key_load_ms, ms_since(t0));
+      return;
+    } catch (const RequestError& e) {
+      finish_job(id, JobState::failed, {}, e.what(), key_load_ms, ms_since(t0));
+      return;
+    }
+    bool cancelled;
+    {
+      std::lock_guard lock(mu);
+      Live& l = live[id];
+      cancelled = l.cancel;
+      l.partitions_done = 1;
+      ++version;
+    }
+    changed.notify_all();
+    if (cancelled) {
+      finish_job(id, JobState::cancelled, {}, "cancelled by a Cancel call", key_load_ms, ms_since(t0));
+      return;
+    }
+    journal.set_progress(id, 1);
+    finish_job(id, JobState::succeeded, result, "", key_load_ms, ms_since(t0));
+  }
+
   static const char* paths_or_inline(const v1::SubmitRequest& req) {
     return req.witness_paths_size() ? "witness_paths" : "witnesses";
   }
@@ -683,10 +703,11 @@ struct Daemon::Impl final : v1::Prover::Service {
     }
     for (const auto& e : entries) {
       std::unique_lock load(e->load_mu, std::try_to_lock);  // a key still loading is not loaded yet
-      if (!load.owns_lock() || !e->key) continue;
+      if (!load.owns_lock() || !e->loaded.loaded()) continue;
       ++loaded;
       pp_key_info ki;
-      if (pp_key_info_get(e->key.get(), &ki, nullptr) == PP_OK && ki.device_resident) ++device_resident;
+      if (e->loaded.key && pp_key_info_get(e->loaded.key.get(), &ki, nullptr) == PP_OK && ki.device_resident)
+        ++device_resident;
     }
 
     PromText t;
@@ -855,15 +876,19 @@ struct Daemon::Impl final : v1::Prover::Service {
       }
       for (const auto& e : entries) {
         std::unique_lock load(e->load_mu, std::try_to_lock);  // a key still loading is left out
-        if (load.owns_lock() && e->key) *out->add_resident_keys() = key_info(e->path, e->key, e->file_bytes);
+        if (load.owns_lock() && e->loaded.loaded())
+          *out->add_resident_keys() = key_info(e->path, e->loaded, e->file_bytes);
       }
     });
   }
 
   grpc::Status PreloadKey(grpc::ServerContext* ctx, const v1::KeyRequest* req, v1::KeyInfo* out) override {
     return call(ctx, Rpc::PreloadKey, [&] {
-      const fs::path key = resolve_key(root, req->key_path());
-      const std::shared_ptr<pp_key> k = key_for(key, nullptr);
+      const ResolvedKey key = resolve_key(root, req->key_path());
+      const LoadedKey k = key_for(key, nullptr);
+      if (!req->witness_path().empty() && k.zkey)
+        throw RequestError(ErrorCode::invalid_argument,
+                           "witness_path: a snarkjs .zkey key is proved on the CPU; there is nothing to upload");
       if (!req->witness_path().empty()) {
         const fs::path sample_path = confine(root, req->witness_path(), "witness_path");
         const std::string sample_file = sample_path.string();
@@ -872,13 +897,13 @@ struct Daemon::Impl final : v1::Prover::Service {
         sample.kind = PP_INPUT_PPW;
         sample.ppw.path = sample_file.c_str();
         pp_error err;
-        const pp_status st = pp_key_preload(engine.get(), k.get(), &sample, &err);
+        const pp_status st = pp_key_preload(engine.get(), k.key.get(), &sample, &err);
         if (st == PP_ERR_DEVICE)
           throw RequestError(ErrorCode::resource_exhausted, fmt::format("PreloadKey: {}", err.message));
         if (st != PP_OK) throw RequestError(ErrorCode::invalid_argument, fmt::format("witness_path: {}", err.message));
       }
       std::error_code ec;
-      *out = key_info(key, k, fs::file_size(key, ec));
+      *out = key_info(key.path, k, fs::file_size(key.path, ec));
     });
   }
 
@@ -897,11 +922,11 @@ struct Daemon::Impl final : v1::Prover::Service {
       if (e) {
         std::lock_guard load(e->load_mu);
         // Running jobs hold their own reference; the GPUs' copies go now (or when their partitions end).
-        if (e->key) pp_key_evict(e->key.get(), nullptr);
-        e->key.reset();
+        if (e->loaded.key) pp_key_evict(e->loaded.key.get(), nullptr);
+        e->loaded = {};
         bytes = e->file_bytes;
       }
-      *out = key_info(key, nullptr, bytes);
+      *out = key_info(key, {}, bytes);
     });
   }
 };

@@ -4,8 +4,10 @@ proofs verify with `proofpipe verify`. Then malformed requests must get the righ
 while the daemon stays up, a cancelled job must end CANCELLED, a clean SIGTERM must exit 0, and a
 restarted daemon must still return the finished job."""
 import os
+import shutil
+import struct
+import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svc_common as c  # noqa: E402
@@ -21,6 +23,21 @@ def main():
     c.setup(args, k, lg=10, partitions=2)
     c.setup(args, os.path.join(data, "small"), lg=8, partitions=1)
     params = os.path.join(k, "params")
+    # snarkjs: the committed multiplier circuit's key and witness (tests/data/snarkjs).
+    snark = os.path.join(os.path.dirname(os.path.abspath(args.proto)), "tests", "data", "snarkjs")
+    sdir = os.path.join(data, "s")
+    os.makedirs(sdir)
+    for name in ("multiplier.zkey", "multiplier.wtns"):
+        shutil.copy(os.path.join(snark, name), sdir)
+    shutil.copy(os.path.join(snark, "multiplier_setup.zkey"), os.path.join(sdir, "zkey-named.params"))
+    wtns = open(os.path.join(sdir, "multiplier.wtns"), "rb").read()
+    open(os.path.join(sdir, "fake.zkey"), "wb").write(b"zkey" + b"\0" * 60)
+    # A witness of another circuit: one value more (nWitness at byte 60, section 2's size at 68).
+    n, size2 = struct.unpack_from("<I", wtns, 60)[0], struct.unpack_from("<Q", wtns, 68)[0]
+    long_wtns = bytearray(wtns) + bytes(32)
+    struct.pack_into("<I", long_wtns, 60, n + 1)
+    struct.pack_into("<Q", long_wtns, 68, size2 + 32)
+    open(os.path.join(sdir, "long.wtns"), "wb").write(long_wtns)
     pub = [os.path.join(k, f"public-{i}.json") for i in range(2)]
     w = ["k/witness-0.ppw", "k/witness-1.ppw"]
     inline = [open(os.path.join(k, f"witness-{i}.ppw"), "rb").read() for i in (1, 0)]
@@ -72,6 +89,25 @@ def main():
     assert not c.verify(args, params, jb.proofs, pub, "b-swapped.bin"), "swapped publics verified"
     print("  ok: both jobs' proofs verify")
 
+    # ----- snarkjs: a .zkey with its .wtns (path and inline), checked by `proofpipe verify`
+    vk = os.path.join(args.work, "multiplier_vk.json")
+    c.run([args.proofpipe, "zkey", "export-vk", os.path.join(sdir, "multiplier.zkey"), vk])
+    for name, req in (("path", pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/multiplier.wtns"])),
+                      ("inline", pb.SubmitRequest(key_path="s/multiplier.zkey", witnesses=[wtns]))):
+        j = s.Prove(req, timeout=120)
+        assert j.state == pb.JOB_STATE_SUCCEEDED and j.proof_json and j.public_json and not j.proofs, j
+        assert j.partitions_done == 1 == j.partitions_total, j
+        proof, public = (os.path.join(args.work, f"snarkjs-{name}-{x}.json") for x in ("proof", "public"))
+        open(proof, "w").write(j.proof_json)
+        open(public, "w").write(j.public_json)
+        assert c.run([args.proofpipe, "verify", vk, public, proof], check=False).returncode == 0, "snarkjs proof"
+        # The check can fail: another public signal must not verify.
+        open(public, "w").write(j.public_json.replace('"33"', '"34"'))
+        assert c.run([args.proofpipe, "verify", vk, public, proof], check=False).returncode != 0, "tampered"
+    info = s.PreloadKey(pb.KeyRequest(key_path="s/multiplier.zkey"))
+    assert info.loaded and not info.device_resident and info.num_inputs == 2, info
+    print("  ok: snarkjs jobs (path and inline .wtns): proof.json verifies, a changed public.json does not")
+
     # ----- idempotency
     again = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
     assert again.job_id == a.job_id and again.duplicate, again
@@ -105,8 +141,28 @@ def main():
         (pb.SubmitRequest(request_id="x" * 300, key_path="k/params", witness_paths=w), S.INVALID_ARGUMENT,
          ["request_id"]),
     ]
-    open(os.path.join(k, "circuit.zkey"), "wb").write(b"zkey" + b"\0" * 60)
-    bad.append((pb.SubmitRequest(key_path="k/circuit.zkey", witness_paths=w), S.UNIMPLEMENTED, ["key_path", ".zkey"]))
+    # Witnesses that do not fit their key are refused at Submit, before anything is journaled.
+    bad += [
+        (pb.SubmitRequest(key_path="k/params", witnesses=[inline[0][:100]]), S.INVALID_ARGUMENT,
+         ["witnesses[0]", "truncated"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=[w[0], "small/witness-0.ppw"]), S.INVALID_ARGUMENT,
+         ["witness_paths[1]", "do not match"]),
+        (pb.SubmitRequest(key_path="small/params", witnesses=[inline[1]]), S.INVALID_ARGUMENT,
+         ["witnesses[0]", "do not match"]),
+        (pb.SubmitRequest(key_path="k/params", witness_paths=["s/multiplier.wtns"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", ".wtns"]),
+        (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=[w[0]]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", ".ppw"]),
+        (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/multiplier.wtns"] * 2), S.INVALID_ARGUMENT,
+         ["one .wtns"]),
+        (pb.SubmitRequest(key_path="s/multiplier.zkey", witnesses=[wtns[:-8]]), S.INVALID_ARGUMENT, ["witnesses[0]"]),
+        (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/long.wtns"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", "nVars"]),
+        (pb.SubmitRequest(key_path="s/fake.zkey", witness_paths=["s/multiplier.wtns"]), S.INVALID_ARGUMENT,
+         ["key_path"]),
+        (pb.SubmitRequest(key_path="s/zkey-named.params", witness_paths=["s/multiplier.wtns"]), S.INVALID_ARGUMENT,
+         ["key_path", "name it *.zkey"]),
+    ]
     for req, code, fragments in bad:
         c.expect_error(lambda: s.Submit(req, timeout=30), code, *fragments)
     for call in (lambda: s.Await(pb.AwaitRequest(job_id="0123456789abcdef"), timeout=30),
@@ -118,19 +174,19 @@ def main():
     invalid = sum(1 for _, code, _ in bad if code == S.INVALID_ARGUMENT)
     assert m2['proofpipe_requests_total{rpc="Submit",code="INVALID_ARGUMENT"}'] == invalid, (invalid, m2)
     assert m2['proofpipe_requests_total{rpc="Submit",code="ALREADY_EXISTS"}'] == 1, m2
-    assert m2['proofpipe_requests_total{rpc="Submit",code="UNIMPLEMENTED"}'] == 1, m2
     for rpc in ("Await", "Cancel", "Watch"):
         assert m2[f'proofpipe_requests_total{{rpc="{rpc}",code="NOT_FOUND"}}'] == 1, m2
     print("  ok: refused calls counted by RPC and status code")
 
-    # Accepted but unprovable: truncated inline bytes, a witness for another key. The job fails
-    # with an error naming the input; nothing else is affected.
-    for req, fragment in ((pb.SubmitRequest(key_path="k/params", witnesses=[inline[0][:100]]), "witnesses"),
-                          (pb.SubmitRequest(key_path="k/params", witness_paths=["small/witness-0.ppw"]),
-                           "witness_paths")):
-        j = s.Await(pb.AwaitRequest(job_id=s.Submit(req).job_id), timeout=60)
-        assert j.state == pb.JOB_STATE_FAILED and fragment in j.error, j
-        print(f"  ok: FAILED: {j.error}")
+    # Accepted but unprovable: a witness of the key's shape that does not satisfy the circuit
+    # (c[0] changed). The job fails with an error naming the input; nothing else is affected.
+    rows = int.from_bytes(inline[1][8:16], "little")
+    at = 32 + 2 * rows * 32  # c[0]'s low byte (header 32 bytes, then a, b, c)
+    broken = inline[1][:at] + bytes([inline[1][at] ^ 1]) + inline[1][at + 1:]
+    j = s.Await(pb.AwaitRequest(job_id=s.Submit(pb.SubmitRequest(key_path="k/params", witnesses=[broken])).job_id),
+                timeout=60)
+    assert j.state == pb.JOB_STATE_FAILED and "witnesses" in j.error and "constraint 0" in j.error, j
+    print(f"  ok: FAILED: {j.error}")
 
     # ----- cancel: a long job (40 partitions) cancelled right away
     long_job = s.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w * 20, priority=-1))
@@ -156,10 +212,10 @@ def main():
     c.expect_error(lambda: s.PreloadKey(pb.KeyRequest(key_path="k/params", witness_path="k/params")),
                    S.INVALID_ARGUMENT, "witness_path")
     st = s.GetStatus(pb.GetStatusRequest())
-    assert [key.key_path for key in st.resident_keys] == ["k/params"], st
-    assert st.jobs_succeeded >= 3 and st.jobs_failed >= 2 and st.jobs_cancelled >= 1, st
+    assert sorted(key.key_path for key in st.resident_keys) == ["k/params", "s/multiplier.zkey"], st
+    assert st.jobs_succeeded >= 3 and st.jobs_failed >= 1 and st.jobs_cancelled >= 1, st
     assert not s.EvictKey(pb.KeyRequest(key_path="k/params")).loaded
-    assert not s.GetStatus(pb.GetStatusRequest()).resident_keys
+    assert [key.key_path for key in s.GetStatus(pb.GetStatusRequest()).resident_keys] == ["s/multiplier.zkey"]
     j = s.Prove(pb.SubmitRequest(key_path="k/params", witness_paths=w), timeout=120)
     assert j.state == pb.JOB_STATE_SUCCEEDED and c.verify(args, params, j.proofs, pub, "p.bin"), j
     assert j.timings.key_load_ms > 0, j.timings
@@ -178,6 +234,30 @@ def main():
     assert '"queue_depth"' in c.run([args.proofpipe, "status", "--server", server]).stdout
     r = c.run([args.proofpipe, "submit", "--server", server, "--key", "../x", "--witness", w[0]], check=False)
     assert r.returncode != 0 and "INVALID_ARGUMENT" in r.stdout, r.stdout
+    # snarkjs through the CLI: proof.json and public.json written, and they verify.
+    sproof, spublic = os.path.join(args.work, "cli-proof.json"), os.path.join(args.work, "cli-public.json")
+    c.run([args.proofpipe, "submit", "--server", server, "--key", "s/multiplier.zkey", "--witness", "s/multiplier.wtns",
+           "--wait", "--out", sproof, "--public", spublic])
+    assert c.run([args.proofpipe, "verify", vk, spublic, sproof], check=False).returncode == 0
+    # On a terminal, --wait draws a progress bar redrawn in place (a pty stands in for one).
+    master, slave = os.openpty()
+    p = subprocess.Popen([args.proofpipe, "submit", "--server", server, "--key", "k/params", "--witness", w[0],
+                          "--witness", w[1], "--wait"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    tty = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    assert p.wait() == 0, tty
+    text = tty.decode(errors="replace")
+    assert "\r" in text and "[" + "#" * 30 + "] 2/2 partitions SUCCEEDED" in text, repr(text)
+    print(f"  ok: progress bar on a terminal: {text.strip().splitlines()[-1].split(chr(13))[-1].strip()!r}")
     print("  ok: the CLI's submit, await and status")
 
     assert d.alive(), "the daemon died"

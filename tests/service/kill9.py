@@ -32,7 +32,9 @@ def main():
     params = os.path.join(k, "params")
     w = ["k/witness-0.ppw", "k/witness-1.ppw"] * (PARTITIONS // 2)
     pub = [os.path.join(k, f"public-{i}.json") for i in (0, 1)] * (PARTITIONS // 2)
-    rng = random.Random(int(os.environ.get("PROOFPIPE_KILL9_SEED", str(time.time_ns()))))
+    seed = int(os.environ.get("PROOFPIPE_KILL9_SEED", str(time.time_ns())))
+    print(f"  PROOFPIPE_KILL9_SEED={seed} (set it to replay these moments)")
+    rng = random.Random(seed)
     killed_while_running = 0
     for rep in range(args.repeat):
         state = os.path.join(args.work, f"state-{rep}")

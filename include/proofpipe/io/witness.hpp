@@ -30,6 +30,9 @@ struct WitnessHeader {
   uint64_t file_bytes = 0;
 };
 WitnessHeader read_witness_header(const std::filesystem::path& path);
+// The same of a file's bytes in memory: the counts checked against bytes.size() (a truncated or
+// over-long file is reported as parse_witness reports it); the scalars are not read.
+WitnessHeader parse_witness_header(std::span<const uint8_t> bytes, std::string_view name);
 // The density bitmaps of a .ppw file (header and size checked, the scalars not read): what a
 // GPU's layout of the key depends on (pp_key_preload).
 Densities read_witness_densities(const std::filesystem::path& path);
