@@ -73,8 +73,8 @@ struct World {
     config.listen = "";  // no gRPC server: in-process calls only
     config.data_root = data;
     config.state_dir = dir / "state";
-    config.cpu_only = true;
-    config.threads = 1;
+    config.engine.cpu_only = true;
+    config.engine.threads = 1;
     config.jobs_in_flight = 1;
     config.max_queue = 8;
     daemon = std::make_unique<pp::service::Daemon>(config);

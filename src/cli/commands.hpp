@@ -8,11 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "proofpipe/engine_options.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace pp::cli {
+
+// The engine's flags, the same on every command that proves through it (prove, serve):
+// --cpu, --devices, --gw, --vram-budget, --host-budget (--threads is global).
+void add_engine_options(CLI::App* command, EngineOptions& options);
 
 struct SelfcheckOptions {
   uint64_t seed = 0x9e3779b97f4a7c15ULL;
@@ -47,11 +53,7 @@ struct ProveOptions {
   std::optional<std::filesystem::path> json_out;  // the proofs also as JSON (snarkjs shape)
   std::optional<uint64_t> seed;                   // for r, s; random when absent
   bool subgroup_check = false;
-  bool cpu_only = false;  // --cpu: never the GPU prover
-  std::vector<int> devices;        // CUDA ordinals; empty: every visible GPU
-  int gw = 2;                      // engine workers per GPU
-  std::string vram_budget = "card";
-  std::string host_budget;         // empty: unlimited
+  EngineOptions engine;  // --cpu, --devices, --gw, --vram-budget, --host-budget (add_engine_options)
 };
 int run_prove(const ProveOptions& options);
 

@@ -194,18 +194,7 @@ int run_prove(const ProveOptions& options) {
     key.reset(k);
   }
   // The engine on every visible GPU (or --devices; none with --cpu), else on the CPU.
-  pp_engine_config config;
-  pp_engine_config_default(&config);
-  if (options.cpu_only) {
-    config.num_gpus = 0;
-  } else if (!options.devices.empty()) {
-    if (options.devices.size() > PP_MAX_GPUS) throw std::invalid_argument("prove: more than 16 --devices");
-    config.num_gpus = int(options.devices.size());
-    for (std::size_t i = 0; i < options.devices.size(); ++i) config.gpus[i] = options.devices[i];
-  }
-  config.gpu_workers = options.gw;
-  config.device_memory_budget = engine::parse_budget(options.vram_budget);
-  config.host_memory_budget = options.host_budget.empty() ? 0 : engine::parse_byte_size(options.host_budget);
+  const pp_engine_config config = engine_config(options.engine);
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
   {
     pp_engine* e = nullptr;
@@ -220,7 +209,7 @@ int run_prove(const ProveOptions& options) {
     inputs[k].kind = PP_INPUT_PPW;
     inputs[k].ppw.path = paths[k].c_str();
   }
-  if (!options.cpu_only) {
+  if (!options.engine.cpu_only) {
     // The SRS upload is the key's, once per process: timed on its own, not as part of proving.
     Stage s("loading the key onto the GPU(s)");
     check(pp_key_preload(engine.get(), key.get(), &inputs[0], &err), err);

@@ -29,6 +29,20 @@ void add_synthetic_options(CLI::App* cmd, pp::cli::SyntheticCliOptions& o, bool 
 
 }  // namespace
 
+namespace pp::cli {
+
+void add_engine_options(CLI::App* cmd, EngineOptions& o) {
+  cmd->add_flag("--cpu", o.cpu_only, "Prove on the CPU even when a GPU is visible (CUDA builds use the GPU)");
+  cmd->add_option("--devices", o.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--gw", o.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
+  cmd->add_option("--vram-budget", o.vram_budget, "Device memory each GPU may use, e.g. 16GiB, or card")
+      ->capture_default_str();
+  cmd->add_option("--host-budget", o.host_budget, "Host memory for partitions in flight, e.g. 64GiB (default: unlimited)");
+}
+
+}  // namespace pp::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"proofpipe: Groth16 proving engine for BLS12-381"};
   app.set_version_flag("--version", "proofpipe 0.1.0");
@@ -64,13 +78,7 @@ int main(int argc, char** argv) {
   pr->add_option("--out", prove.out, "Proofs, 192 bytes each, in witness order");
   pr->add_option("--json", prove.json_out, "Also write the proofs as a JSON array (snarkjs proof.json shape)");
   pr->add_option("--seed", prove.seed, "Seed for the randomisers r, s (default: random)");
-  pr->add_flag("--cpu", prove.cpu_only, "Prove on the CPU even when a GPU is visible (CUDA builds use the GPU)");
-  pr->add_option("--devices", prove.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
-      ->check(CLI::NonNegativeNumber);
-  pr->add_option("--gw", prove.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
-  pr->add_option("--vram-budget", prove.vram_budget, "Device memory each GPU may use, e.g. 16GiB, or card")
-      ->capture_default_str();
-  pr->add_option("--host-budget", prove.host_budget, "Host memory for partitions in flight, e.g. 64GiB (default: unlimited)");
+  pp::cli::add_engine_options(pr, prove.engine);
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
   pr->add_flag("--no-check", prove_no_check, "snarkjs form: do not verify the proof before writing it");
 

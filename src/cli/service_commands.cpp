@@ -197,7 +197,7 @@ int await_job(const Client& client, const std::string& job_id, const std::string
 }
 
 int run_serve(service::ServiceConfig config, int threads) {
-  config.threads = threads;
+  config.engine.threads = threads;
   // SIGINT and SIGTERM are taken by sigwait below: blocked here, before any thread starts, so
   // that every thread of the daemon inherits the mask and none is interrupted by them.
   sigset_t signals;
@@ -288,10 +288,7 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingDirectory);
   c->serve->add_option("--state", cfg.state_dir, "Directory of the job journal (default: DATA_ROOT/.proofpipe-state)");
-  c->serve->add_option("--gw", cfg.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
-  c->serve->add_option("--devices", cfg.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
-      ->check(CLI::NonNegativeNumber);
-  c->serve->add_flag("--cpu", cfg.cpu_only, "Prove on the CPU even when a GPU is visible");
+  add_engine_options(c->serve, cfg.engine);
   c->serve->add_option("--jobs", cfg.jobs_in_flight, "Jobs proving at once (the engine overlaps them)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

@@ -206,17 +206,7 @@ struct Daemon::Impl final : v1::Prover::Service {
         tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
         checker(root),
         journal(state_of(c)) {
-    pp_engine_config ec;
-    pp_engine_config_default(&ec);
-    if (config.cpu_only) {
-      ec.num_gpus = 0;
-    } else if (!config.devices.empty()) {
-      if (config.devices.size() > PP_MAX_GPUS) throw std::invalid_argument("--devices: more than 16");
-      ec.num_gpus = int(config.devices.size());
-      for (std::size_t i = 0; i < config.devices.size(); ++i) ec.gpus[i] = config.devices[i];
-    }
-    ec.gpu_workers = config.gw;
-    ec.threads = config.threads;
+    const pp_engine_config ec = engine_config(config.engine);
     pp_error err;
     pp_engine* e = nullptr;
     if (pp_engine_create(&ec, &e, &err) != PP_OK) throw std::invalid_argument(fmt::format("engine: {}", err.message));

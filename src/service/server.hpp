@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "paths.hpp"
+#include "proofpipe/engine_options.hpp"
 
 namespace pp::service {
 
@@ -20,10 +21,7 @@ struct ServiceConfig {
   std::string listen = "127.0.0.1:0";
   std::filesystem::path data_root;      // every client path lies under it
   std::filesystem::path state_dir;      // the journal; empty: <data_root>/.proofpipe-state
-  int gw = 2;                           // engine workers per GPU
-  std::vector<int> devices;             // CUDA ordinals; empty: every visible GPU
-  bool cpu_only = false;                // never a GPU
-  int threads = 0;                      // CPU prover threads; 0: all cores
+  EngineOptions engine;                 // --cpu, --devices, --gw, --vram-budget, --host-budget, --threads
   int jobs_in_flight = 2;               // jobs proving at once (the engine overlaps them)
   uint32_t max_queue = 10000;           // queued + running jobs beyond which Submit is refused
   double retention_hours = 24;          // finished jobs older than this are deleted
