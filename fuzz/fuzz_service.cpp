@@ -4,8 +4,9 @@
 // rest is parsed as its request message (inputs that do not parse are skipped):
 //   0, 1 Submit   2 Await   3 Cancel   4 GetStatus   5 PreloadKey   6 EvictKey   7 Prove
 // The data root holds what a fuzzed path may hit: a real tiny key (k/params, 2^4 constraints)
-// and two of its witnesses, a file with only the .ppw magic, a text file, a .zkey, a directory,
-// and symlinks pointing out of the root. A job id of one byte n stands for the n-th most recent
+// and two of its witnesses, a snarkjs key of the same circuit with a .wtns (s/c.zkey, s/w.wtns),
+// a file with only the .ppw magic, a text file, a fake .zkey, a directory, and symlinks pointing
+// out of the root. A job id of one byte n stands for the n-th most recent
 // job (so Await and Cancel reach real jobs); Await waits at most 2 ms.
 //
 // Invariants (a violation aborts): no crash, no sanitizer report; every call answers a status
@@ -32,7 +33,10 @@
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/params.hpp"
+#include "proofpipe/io/snarkjs.hpp"
 #include "proofpipe/io/witness.hpp"
+#include "proofpipe/io/wtns.hpp"
+#include "proofpipe/io/zkey.hpp"
 
 namespace {
 
@@ -64,6 +68,10 @@ struct World {
     std::ofstream(k / "magic-only.ppw", std::ios::binary) << "PPWITNS1";
     std::ofstream(k / "public.json") << "[\"1\"]\n";
     std::ofstream(k / "c.zkey", std::ios::binary) << "zkey" << std::string(60, '\0');
+    // A real snarkjs key of the same circuit and one of its .wtns (s/c.zkey, s/w.wtns).
+    fs::create_directories(data / "s");
+    pp::write_zkey(data / "s" / "c.zkey", pp::zkey_test_setup(r1cs, 9));
+    pp::write_wtns(data / "s" / "w.wtns", pp::make_witness(r1cs, opts, 100));
     std::ofstream(dir / "outside.ppw", std::ios::binary) << "PPWITNS1";
     fs::create_symlink(dir / "outside.ppw", data / "escape.ppw");
     fs::create_symlink("/etc", data / "etc");

@@ -41,14 +41,7 @@ Proof CpuBackend::prove(const PartitionTask& t) {
   iv.end = Clock::now();
   timeline_.record(std::move(iv));
   std::lock_guard lock(mu_);
-  totals_.evaluate += times.evaluate;
-  totals_.ntt += times.ntt;
-  totals_.msm_h += times.msm_h;
-  totals_.msm_l += times.msm_l;
-  totals_.msm_a += times.msm_a;
-  totals_.msm_b_g1 += times.msm_b_g1;
-  totals_.msm_b_g2 += times.msm_b_g2;
-  totals_.assembly += times.assembly;
+  totals_ += times;
   ++partitions_;
   return proof;
 }

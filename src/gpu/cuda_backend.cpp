@@ -39,17 +39,6 @@ GpuPrepared& as_gpu(engine::Prepared& p) {
 }
 const GpuPrepared& as_gpu(const engine::Prepared& p) { return as_gpu(const_cast<engine::Prepared&>(p)); }
 
-void add(GpuTimes& sum, const GpuTimes& t) {
-  sum.upload += t.upload;
-  sum.ntt += t.ntt;
-  sum.msm_h += t.msm_h;
-  sum.msm_l += t.msm_l;
-  sum.msm_a += t.msm_a;
-  sum.msm_b_g1 += t.msm_b_g1;
-  sum.msm_b_g2 += t.msm_b_g2;
-  sum.compute += t.compute;
-}
-
 }  // namespace
 
 CudaBackend::CudaBackend(const CudaBackendConfig& config) : config_(config), name_(fmt::format("gpu{}", config.device)) {
@@ -187,7 +176,7 @@ Proof CudaBackend::finish(engine::Prepared& p) {
   std::function<void(uint64_t, std::size_t, const GpuTimes&)> hook;
   {
     std::lock_guard lock(mu_);
-    add(times_, t);
+    times_ += t;
     hook = on_times_;
   }
   if (hook) hook(g.job, g.partition, t);

@@ -147,27 +147,14 @@ Stats Runtime::stats() const {
   Stats s;
   s.engine = m.engine->stats();
   s.gpus = gpu_count();
-  const ProveTimings cpu = m.cpu->totals();
   s.partitions_on_cpu = m.cpu->partitions();
-  s.times.evaluate = cpu.evaluate;
-  s.times.ntt = cpu.ntt;
-  s.times.msm_h = cpu.msm_h;
-  s.times.msm_l = cpu.msm_l;
-  s.times.msm_a = cpu.msm_a;
-  s.times.msm_b_g1 = cpu.msm_b_g1;
-  s.times.msm_b_g2 = cpu.msm_b_g2;
-  s.times.assembly = cpu.assembly;
+  s.times += m.cpu->totals();
 #if PROOFPIPE_HAS_CUDA
   for (const auto& g : m.gpus) {
     s.key_loads += g->key_loads();
     s.key_evictions += g->evictions();
     const gpu::GpuTimes t = g->totals();
-    s.times.ntt += t.ntt;
-    s.times.msm_h += t.msm_h;
-    s.times.msm_l += t.msm_l;
-    s.times.msm_a += t.msm_a;
-    s.times.msm_b_g1 += t.msm_b_g1;
-    s.times.msm_b_g2 += t.msm_b_g2;
+    s.times += t.stages();
     s.times.gpu_upload += t.upload;
     s.times.gpu_compute += t.compute;
   }

@@ -105,6 +105,30 @@ struct GpuTimes {
   };
   std::chrono::steady_clock::time_point done_at;
   std::vector<Span> spans;
+
+  // Sums the stage times (not the spans or done_at: those belong to one partition).
+  GpuTimes& operator+=(const GpuTimes& o) {
+    upload += o.upload;
+    ntt += o.ntt;
+    msm_h += o.msm_h;
+    msm_l += o.msm_l;
+    msm_a += o.msm_a;
+    msm_b_g1 += o.msm_b_g1;
+    msm_b_g2 += o.msm_b_g2;
+    compute += o.compute;
+    return *this;
+  }
+  // The stages the CPU prover also has, in its shape.
+  ProveTimings stages() const {
+    ProveTimings t;
+    t.ntt = ntt;
+    t.msm_h = msm_h;
+    t.msm_l = msm_l;
+    t.msm_a = msm_a;
+    t.msm_b_g1 = msm_b_g1;
+    t.msm_b_g2 = msm_b_g2;
+    return t;
+  }
 };
 
 class Prover {

@@ -43,6 +43,17 @@ ProvingKey key_skeleton(const KeyScalars& scalars);
 // Per-stage wall times of one prove() call, in milliseconds.
 struct ProveTimings {
   double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
+  ProveTimings& operator+=(const ProveTimings& o) {
+    evaluate += o.evaluate;
+    ntt += o.ntt;
+    msm_h += o.msm_h;
+    msm_l += o.msm_l;
+    msm_a += o.msm_a;
+    msm_b_g1 += o.msm_b_g1;
+    msm_b_g2 += o.msm_b_g2;
+    assembly += o.assembly;
+    return *this;
+  }
 };
 
 // What the prover needs of one partition — the interface bellperson hands SupraSeal:

@@ -30,8 +30,7 @@ struct Config {
 
 // Stage times summed over every partition proved, in ms: the GPUs' (from CUDA events) and the
 // CPU prover's (own partitions and fallbacks).
-struct StageTimes {
-  double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
+struct StageTimes : ProveTimings {
   double gpu_upload = 0, gpu_compute = 0;  // copy-stream uploads; compute-stream busy time
 };
 
