@@ -212,8 +212,14 @@ int run_serve(service::ServiceConfig config, int threads) {
   if (daemon.metrics_port())
     metrics = fmt::format("; metrics on http://{}:{}/metrics", config.metrics.substr(0, config.metrics.rfind(':')),
                           daemon.metrics_port());
-  fmt::print("proofpipe serve: listening on {}:{} ({}; {} job(s) resumed from the journal){}\n",
-             config.listen.substr(0, config.listen.rfind(':')), daemon.port(), security, daemon.recovered(), metrics);
+  // With --queue: the shared queue's jobs, the store without its password, and this daemon's
+  // owner id (the store's owner and finished_by columns name it).
+  const std::string jobs =
+      config.queue.empty()
+          ? fmt::format("{} job(s) resumed from the journal", daemon.recovered())
+          : fmt::format("{} job(s) queued in {}; owner {}", daemon.recovered(), daemon.store(), daemon.owner());
+  fmt::print("proofpipe serve: listening on {}:{} ({}; {}){}\n", config.listen.substr(0, config.listen.rfind(':')),
+             daemon.port(), security, jobs, metrics);
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
@@ -288,6 +294,15 @@ std::shared_ptr<ServiceCommands> add_service_commands(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingDirectory);
   c->serve->add_option("--state", cfg.state_dir, "Directory of the job journal (default: DATA_ROOT/.proofpipe-state)");
+  c->serve->add_option("--queue", cfg.queue,
+                       "postgresql://USER:PASSWORD@HOST:PORT/DB: pull jobs from this PostgreSQL database, shared "
+                       "with other daemons, instead of the journal in --state (paths must then name the same files "
+                       "on every host)");
+  c->serve->add_option("--lease-ms", cfg.lease_ms,
+                       "A claimed job's lease, renewed every third of it: a daemon silent for longer loses its "
+                       "jobs to the other daemons (--queue)")
+      ->check(CLI::Range(int64_t(100), int64_t(3600000)))
+      ->capture_default_str();
   add_engine_options(c->serve, cfg.engine);
   c->serve->add_option("--jobs", cfg.jobs_in_flight, "Jobs proving at once (the engine overlaps them)")
       ->check(CLI::Range(1, 64))

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <stdexcept>
 
 namespace pp::service {
@@ -127,22 +128,26 @@ Journal::Journal(const std::filesystem::path& dir) : file_(dir / "jobs.sqlite3")
         "VALUES(?1, ?2, ?3, ?4, ?5, 1, ?6, ?7) ON CONFLICT(request_id) DO NOTHING");
     by_request_ = prepare(("SELECT " + cols + " FROM jobs WHERE request_id = ?1").c_str());
     by_id_ = prepare(("SELECT " + cols + " FROM jobs WHERE job_id = ?1").c_str());
-    running_ = prepare(
-        "UPDATE jobs SET state = 2, attempts = attempts + 1, started_ms = ?2, partitions_done = 0 "
-        "WHERE job_id = ?1 AND state = 1");
-    progress_ = prepare("UPDATE jobs SET partitions_done = ?2 WHERE job_id = ?1 AND state = 2");
+    // One statement: pick and take the job atomically (the connection is this process's only one).
+    claim_ = prepare(("UPDATE jobs SET state = 2, attempts = attempts + 1, started_ms = ?1, partitions_done = 0 "
+                      "WHERE seq = (SELECT seq FROM jobs WHERE state = 1 ORDER BY priority DESC, seq ASC LIMIT 1) "
+                      "RETURNING " + cols).c_str());
+    // The writes of a worker are fenced by its attempt: a requeued and re-claimed job has moved on.
+    progress_ = prepare("UPDATE jobs SET partitions_done = ?2 WHERE job_id = ?1 AND state = 2 AND attempts = ?3");
     finish_ = prepare(
         "UPDATE jobs SET state = ?2, proofs = ?3, error = ?4, finished_ms = ?5, key_load_ms = ?6, prove_ms = ?7, "
         "partitions_done = CASE WHEN ?2 = 3 THEN partitions_total ELSE partitions_done END "
-        "WHERE job_id = ?1 AND state IN (1, 2)");
-    requeue_ = prepare("UPDATE jobs SET state = 1, partitions_done = 0 WHERE job_id = ?1 AND state = 2");
+        "WHERE job_id = ?1 AND state = 2 AND attempts = ?8");
+    requeue_ = prepare(
+        "UPDATE jobs SET state = 1, partitions_done = 0 WHERE job_id = ?1 AND state = 2 AND attempts = ?2");
     requeue_all_ = prepare("UPDATE jobs SET state = 1, partitions_done = 0 WHERE state = 2");
-    queued_ = prepare(("SELECT " + cols + " FROM jobs WHERE state = 1 ORDER BY priority DESC, seq ASC").c_str());
+    cancel_queued_ = prepare(
+        "UPDATE jobs SET state = 5, error = ?3, finished_ms = ?2, proofs = NULL WHERE job_id = ?1 AND state = 1");
     purge_ = prepare("DELETE FROM jobs WHERE state IN (3, 4, 5) AND finished_ms < ?1");
     counts_ = prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state");
   } catch (...) {
-    for (sqlite3_stmt* s : {insert_, by_request_, by_id_, running_, progress_, finish_, requeue_, requeue_all_, queued_,
-                            purge_, counts_})
+    for (sqlite3_stmt* s : {insert_, by_request_, by_id_, claim_, progress_, finish_, requeue_, requeue_all_,
+                            cancel_queued_, purge_, counts_})
       sqlite3_finalize(s);
     sqlite3_close(db_);
     throw;
@@ -150,8 +155,8 @@ Journal::Journal(const std::filesystem::path& dir) : file_(dir / "jobs.sqlite3")
 }
 
 Journal::~Journal() {
-  for (sqlite3_stmt* s :
-       {insert_, by_request_, by_id_, running_, progress_, finish_, requeue_, requeue_all_, queued_, purge_, counts_})
+  for (sqlite3_stmt* s : {insert_, by_request_, by_id_, claim_, progress_, finish_, requeue_, requeue_all_,
+                          cancel_queued_, purge_, counts_})
     sqlite3_finalize(s);
   sqlite3_close(db_);
 }
@@ -219,29 +224,42 @@ std::optional<JobRecord> Journal::find_request(const std::string& request_id) co
   return std::nullopt;
 }
 
-bool Journal::mark_running(const std::string& job_id, int64_t now_ms) {
+std::optional<JobRecord> Journal::claim(const std::string&, int64_t now_ms, int64_t) {
   std::lock_guard lock(mu_);
-  Use u(running_);
-  bind_text(running_, 1, job_id);
-  sqlite3_bind_int64(running_, 2, now_ms);
-  if (sqlite3_step(running_) != SQLITE_DONE) fail("cannot start job " + job_id);
-  return sqlite3_changes(db_) == 1;
+  Use u(claim_);
+  sqlite3_bind_int64(claim_, 1, now_ms);
+  const int rc = sqlite3_step(claim_);
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) fail("cannot claim a job");
+  JobRecord r = read_row(claim_);
+  // RETURNING rows come before the change is complete: run the statement to its end.
+  if (sqlite3_step(claim_) != SQLITE_DONE) fail("cannot claim job " + r.job_id);
+  return r;
 }
 
-void Journal::set_progress(const std::string& job_id, uint32_t partitions_done) {
+std::vector<JobStore::Held> Journal::heartbeat(const std::string&, const std::vector<Lease>& leases, int64_t) {
+  // One process: nobody else can take a job over, so every lease is still held.
+  std::lock_guard lock(mu_);
+  std::vector<Held> out;
+  for (const Lease& l : leases) out.push_back({l.job_id, true, cancel_requested_.count(l.job_id) != 0});
+  return out;
+}
+
+void Journal::set_progress(const std::string&, const Lease& lease, uint32_t partitions_done) {
   std::lock_guard lock(mu_);
   Use u(progress_);
-  bind_text(progress_, 1, job_id);
+  bind_text(progress_, 1, lease.job_id);
   sqlite3_bind_int64(progress_, 2, partitions_done);
-  if (sqlite3_step(progress_) != SQLITE_DONE) fail("cannot record progress of job " + job_id);
+  sqlite3_bind_int64(progress_, 3, lease.attempt);
+  if (sqlite3_step(progress_) != SQLITE_DONE) fail("cannot record progress of job " + lease.job_id);
 }
 
-bool Journal::finish(const std::string& job_id, JobState state, const std::vector<uint8_t>& proofs,
+bool Journal::finish(const std::string&, const Lease& lease, JobState state, const std::vector<uint8_t>& proofs,
                      const std::string& error, int64_t now_ms, double key_load_ms, double prove_ms) {
   if (!is_final(state)) throw std::invalid_argument(fmt::format("finish: {} is not a final state", to_string(state)));
   std::lock_guard lock(mu_);
   Use u(finish_);
-  bind_text(finish_, 1, job_id);
+  bind_text(finish_, 1, lease.job_id);
   sqlite3_bind_int(finish_, 2, int(state));
   if (state == JobState::succeeded)
     bind_blob(finish_, 3, proofs);
@@ -251,29 +269,69 @@ bool Journal::finish(const std::string& job_id, JobState state, const std::vecto
   sqlite3_bind_int64(finish_, 5, now_ms);
   sqlite3_bind_double(finish_, 6, key_load_ms);
   sqlite3_bind_double(finish_, 7, prove_ms);
-  if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot finish job " + job_id);
+  sqlite3_bind_int64(finish_, 8, lease.attempt);
+  if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot finish job " + lease.job_id);
+  const bool done = sqlite3_changes(db_) == 1;
+  if (done) cancel_requested_.erase(lease.job_id);
+  return done;
+}
+
+bool Journal::requeue(const std::string&, const Lease& lease) {
+  std::lock_guard lock(mu_);
+  if (cancel_requested_.count(lease.job_id)) {
+    // A Cancel reached it while it ran: it ends CANCELLED rather than going back to the queue.
+    cancel_requested_.erase(lease.job_id);
+    Use u(finish_);
+    bind_text(finish_, 1, lease.job_id);
+    sqlite3_bind_int(finish_, 2, int(JobState::cancelled));
+    sqlite3_bind_null(finish_, 3);
+    bind_text(finish_, 4, "cancelled by a Cancel call");
+    sqlite3_bind_int64(finish_, 5, int64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count()));
+    sqlite3_bind_double(finish_, 6, 0);
+    sqlite3_bind_double(finish_, 7, 0);
+    sqlite3_bind_int64(finish_, 8, lease.attempt);
+    if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot cancel job " + lease.job_id);
+    return sqlite3_changes(db_) == 1;
+  }
+  Use u(requeue_);
+  bind_text(requeue_, 1, lease.job_id);
+  sqlite3_bind_int64(requeue_, 2, lease.attempt);
+  if (sqlite3_step(requeue_) != SQLITE_DONE) fail("cannot requeue job " + lease.job_id);
   return sqlite3_changes(db_) == 1;
 }
 
-void Journal::requeue(const std::string& job_id) {
-  std::lock_guard lock(mu_);
-  Use u(requeue_);
-  bind_text(requeue_, 1, job_id);
-  if (sqlite3_step(requeue_) != SQLITE_DONE) fail("cannot requeue job " + job_id);
-}
-
-std::vector<JobRecord> Journal::recover() {
+JobStore::Cancelled Journal::cancel(const std::string& job_id, int64_t now_ms) {
   std::lock_guard lock(mu_);
   {
+    Use u(cancel_queued_);
+    bind_text(cancel_queued_, 1, job_id);
+    sqlite3_bind_int64(cancel_queued_, 2, now_ms);
+    bind_text(cancel_queued_, 3, "cancelled by a Cancel call");
+    if (sqlite3_step(cancel_queued_) != SQLITE_DONE) fail("cannot cancel job " + job_id);
+    if (sqlite3_changes(db_) == 1) return Cancelled::now;
+  }
+  Use u(by_id_);
+  bind_text(by_id_, 1, job_id);
+  const int rc = sqlite3_step(by_id_);
+  if (rc == SQLITE_DONE) return Cancelled::not_found;
+  if (rc != SQLITE_ROW) fail("cannot read job " + job_id);
+  if (is_final(JobState(sqlite3_column_int(by_id_, 5)))) return Cancelled::finished;
+  cancel_requested_.insert(job_id);  // running (a queued job was cancelled above)
+  return Cancelled::requested;
+}
+
+std::size_t Journal::recover() {
+  {
+    std::lock_guard lock(mu_);
     Use u(requeue_all_);
     if (sqlite3_step(requeue_all_) != SQLITE_DONE) fail("cannot requeue the running jobs");
+    cancel_requested_.clear();
   }
-  std::vector<JobRecord> out;
-  Use u(queued_);
-  int rc;
-  while ((rc = sqlite3_step(queued_)) == SQLITE_ROW) out.push_back(read_row(queued_));
-  if (rc != SQLITE_DONE) fail("cannot list the queued jobs");
-  return out;
+  const auto counts = count_by_state();
+  const auto it = counts.find(JobState::queued);
+  return it == counts.end() ? 0 : std::size_t(it->second);
 }
 
 int Journal::purge_finished_before(int64_t cutoff_ms) {
@@ -293,6 +351,14 @@ std::map<JobState, uint64_t> Journal::count_by_state() const {
     out[JobState(sqlite3_column_int(counts_, 0))] = uint64_t(sqlite3_column_int64(counts_, 1));
   if (rc != SQLITE_DONE) fail("cannot count jobs");
   return out;
+}
+
+uint64_t Journal::active() const {
+  const auto counts = count_by_state();
+  uint64_t n = 0;
+  for (JobState st : {JobState::queued, JobState::running})
+    if (const auto it = counts.find(st); it != counts.end()) n += it->second;
+  return n;
 }
 
 }  // namespace pp::service

@@ -27,9 +27,11 @@
 #include "auth.hpp"
 #include "errors.hpp"
 #include "inputs.hpp"
+#include "job_store.hpp"
 #include "journal.hpp"
 #include "metrics.hpp"
 #include "paths.hpp"
+#include "pg_queue.hpp"
 #include "proofpipe/proofpipe.h"
 #include "server_testing.hpp"
 #include "proofpipe/v1/prover.grpc.pb.h"
@@ -122,15 +124,14 @@ uint64_t rss_bytes() {
   return resident * uint64_t(sysconf(_SC_PAGESIZE));
 }
 
-struct QueueEntry {
-  int priority;
-  int64_t seq;
-  std::string job_id;
-  bool operator<(const QueueEntry& o) const {
-    if (priority != o.priority) return priority > o.priority;  // higher first
-    return seq < o.seq;                                         // then submission order
-  }
-};
+// This daemon's name in the job store: the host, the process and a random part (a restarted
+// daemon is another owner; the leases of the one before expire).
+std::string new_owner() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) std::strcpy(host.data(), "host");
+  std::random_device rd;
+  return fmt::format("{}-{}-{:08x}", host.data(), getpid(), rd());
+}
 
 // A key of the key cache: a bellperson key on the C API's engine, or a snarkjs key for the CPU prover.
 struct LoadedKey {
@@ -146,10 +147,12 @@ struct KeyEntry {
   uint64_t file_bytes = 0;
 };
 
-// A job a worker holds: its live progress and what Cancel needs.
+// A job a worker holds: its claim, its live progress and what Cancel needs.
 struct Live {
+  uint32_t attempt = 0;  // the claim's fencing token (JobRecord::attempts)
   uint32_t partitions_done = 0;
   bool cancel = false;
+  bool lost = false;  // the lease went to another daemon: stop, write nothing
   pp_pending* pending = nullptr;  // set while proving; guarded by Impl::mu
 };
 
@@ -161,7 +164,9 @@ struct Daemon::Impl final : v1::Prover::Service {
   std::optional<BearerToken> token;  // --token-file: every call must carry it
   std::optional<TlsPair> tls;        // --tls-cert, --tls-key
   SubmitChecker checker;             // a request's witnesses against its key, before the journal
-  Journal journal;
+  std::unique_ptr<JobStore> store;   // the SQLite journal in --state, or PostgreSQL (--queue)
+  JobStore& journal;                 // *store
+  const std::string owner = new_owner();
   std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine{nullptr, pp_engine_free};
   Clock::time_point started = Clock::now();
   std::size_t recovered = 0;
@@ -169,11 +174,11 @@ struct Daemon::Impl final : v1::Prover::Service {
   std::mutex keys_mu;
   std::map<fs::path, std::shared_ptr<KeyEntry>> keys;
 
-  std::mutex mu;                   // queue, live, stopping, version
-  std::condition_variable work;    // the queue or stopping changed
+  std::mutex mu;                   // live, stopping, version, submitted
+  std::condition_variable work;    // a job was submitted or re-queued here, or stopping changed
   std::condition_variable changed; // some job changed (version moved)
   uint64_t version = 0;
-  std::set<QueueEntry> queue;
+  uint64_t submitted = 0;          // jobs queued by this daemon (wakes the workers)
   std::map<std::string, Live> live;
   bool stopping = false;
 
@@ -184,12 +189,19 @@ struct Daemon::Impl final : v1::Prover::Service {
 
   std::vector<std::thread> workers;
   std::thread maintenance;
+  std::thread heartbeats;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::once_flag shutdown_once;
 
   static fs::path state_of(const ServiceConfig& c) {
     return c.state_dir.empty() ? canonical_root(c.data_root) / ".proofpipe-state" : c.state_dir;
+  }
+
+  static std::unique_ptr<JobStore> store_of(const ServiceConfig& c) {
+    if (c.queue.empty()) return std::make_unique<Journal>(state_of(c));
+    // A connection per worker, the heartbeat thread, the maintenance thread and a few calls.
+    return std::make_unique<PgQueue>(c.queue, std::size_t(c.jobs_in_flight) + 6);
   }
 
   static std::optional<BearerToken> token_of(const ServiceConfig& c) {
@@ -205,7 +217,8 @@ struct Daemon::Impl final : v1::Prover::Service {
         token(token_of(c)),
         tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
         checker(root),
-        journal(state_of(c)) {
+        store(store_of(c)),
+        journal(*store) {
     const pp_engine_config ec = engine_config(config.engine);
     pp_error err;
     pp_engine* e = nullptr;
@@ -213,14 +226,14 @@ struct Daemon::Impl final : v1::Prover::Service {
     engine.reset(e);
 
     purge();
-    for (const JobRecord& r : journal.recover()) queue.insert({r.priority, r.seq, r.job_id});
-    recovered = queue.size();
+    recovered = journal.recover();
 
     // Before any thread of ours starts: if it cannot listen, the constructor throws cleanly.
     if (!config.metrics.empty())
       metrics = std::make_unique<MetricsServer>(config.metrics, [this] { return metrics_text(); });
     for (int i = 0; i < config.jobs_in_flight; ++i) workers.emplace_back([this] { worker(); });
     maintenance = std::thread([this] { maintain(); });
+    heartbeats = std::thread([this] { heartbeat(); });
 
     if (config.listen.empty()) return;  // in-process calls only (server_testing.hpp)
     std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
@@ -290,7 +303,9 @@ struct Daemon::Impl final : v1::Prover::Service {
     work.notify_all();
     for (auto& t : workers)
       if (t.joinable()) t.join();
+    work.notify_all();  // the heartbeat thread ends once no job is held
     if (maintenance.joinable()) maintenance.join();
+    if (heartbeats.joinable()) heartbeats.join();
   }
 
   void notify() {
@@ -392,12 +407,47 @@ struct Daemon::Impl final : v1::Prover::Service {
 
   // ----- jobs -----------------------------------------------------------------------------------
 
-  // journal.finish, counted for the metrics when it finished the job.
+  // The claim a worker of this daemon holds on job `id` (live[id]).
+  Lease lease_of(const std::string& id) {
+    std::lock_guard lock(mu);
+    const auto it = live.find(id);
+    if (it == live.end()) throw std::logic_error(fmt::format("job {}: not held by a worker", id));
+    return Lease{id, it->second.attempt};
+  }
+
+  // journal.finish under this worker's claim, counted for the metrics when it finished the job;
+  // false when the claim was lost (another daemon took the job over: it finishes it).
   bool finish_job(const std::string& id, JobState state, const std::vector<uint8_t>& proofs, const std::string& error,
                   double key_load_ms, double prove_ms) {
-    const bool done = journal.finish(id, state, proofs, error, unix_ms(), key_load_ms, prove_ms);
-    if (done) finished[std::size_t(state)].fetch_add(1, std::memory_order_relaxed);
+    const bool done = journal.finish(owner, lease_of(id), state, proofs, error, unix_ms(), key_load_ms, prove_ms);
+    if (done)
+      finished[std::size_t(state)].fetch_add(1, std::memory_order_relaxed);
+    else
+      fmt::print(stderr, "proofpipe serve: job {}: not finished here: its lease was lost to another daemon\n", id);
     return done;
+  }
+
+  // Progress is for watchers only: a store that fails here does not fail the job.
+  void progress_job(const std::string& id, uint32_t partitions_done) {
+    try {
+      journal.set_progress(owner, lease_of(id), partitions_done);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "proofpipe serve: job {}: progress not recorded: {}\n", id, e.what());
+    }
+  }
+
+  // Interrupted (a clean shutdown, a lost lease): back to the queue (CANCELLED when a Cancel
+  // reached it) if the claim is still this worker's.
+  void requeue_job(const std::string& id) {
+    if (!journal.requeue(owner, lease_of(id)))
+      fmt::print(stderr, "proofpipe serve: job {}: stopped here: its lease was lost to another daemon\n", id);
+  }
+
+  // The lease of job `id` went to another daemon (or could not be renewed for a whole lease).
+  bool lost(const std::string& id) {
+    std::lock_guard lock(mu);
+    const auto it = live.find(id);
+    return it != live.end() && it->second.lost;
   }
 
   JobRecord get_or_throw(const std::string& job_id) {
@@ -473,11 +523,11 @@ struct Daemon::Impl final : v1::Prover::Service {
     {
       std::lock_guard lock(mu);
       if (stopping) throw RequestError(ErrorCode::unavailable, "the daemon is shutting down");
-      if (queue.size() + live.size() >= config.max_queue)
-        throw RequestError(ErrorCode::resource_exhausted,
-                           fmt::format("the queue is full ({} jobs queued or running, --max-queue {})",
-                                       queue.size() + live.size(), config.max_queue));
     }
+    if (const uint64_t active = journal.active(); active >= config.max_queue)
+      throw RequestError(ErrorCode::resource_exhausted,
+                         fmt::format("the queue is full ({} jobs queued or running, --max-queue {})", active,
+                                     config.max_queue));
     NewJob job;
     job.job_id = new_job_id();
     job.request_id = req.request_id();
@@ -490,7 +540,7 @@ struct Daemon::Impl final : v1::Prover::Service {
     if (ins.duplicate) return same_as(ins.job);         // a concurrent Submit with the same id won
     {
       std::lock_guard lock(mu);
-      queue.insert({ins.job.priority, ins.job.seq, ins.job.job_id});
+      ++submitted;
       ++version;
     }
     work.notify_all();  // all: the maintenance thread and polling workers wait on it too
@@ -500,16 +550,43 @@ struct Daemon::Impl final : v1::Prover::Service {
 
   // ----- workers --------------------------------------------------------------------------------
 
+  // How often an idle worker asks the store for a job: other daemons submit to a shared queue
+  // and jobs come back from expired leases; the journal of one host only gets jobs from here.
+  std::chrono::milliseconds poll_interval() const {
+    return std::chrono::milliseconds(config.queue.empty() ? 1000 : 150);
+  }
+
+  // Claims the best queued job from the store: at once after a Submit to this daemon, otherwise
+  // every poll_interval().
   void worker() {
+    bool failing = false;  // the last claim failed: logged once until one works again
     for (;;) {
-      std::string id;
+      uint64_t seen;
       {
-        std::unique_lock lock(mu);
-        work.wait(lock, [this] { return stopping || !queue.empty(); });
+        std::lock_guard lock(mu);
         if (stopping) return;
-        id = queue.begin()->job_id;
-        queue.erase(queue.begin());
-        live[id] = Live{};
+        seen = submitted;
+      }
+      std::optional<JobRecord> claimed;
+      try {
+        claimed = journal.claim(owner, unix_ms(), config.lease_ms);
+        if (failing) fmt::print(stderr, "proofpipe serve: claiming jobs again\n");
+        failing = false;
+      } catch (const std::exception& e) {
+        if (!failing) fmt::print(stderr, "proofpipe serve: cannot claim a job (retrying): {}\n", e.what());
+        failing = true;
+      }
+      if (!claimed) {
+        std::unique_lock lock(mu);
+        work.wait_for(lock, poll_interval(), [&] { return stopping || submitted != seen; });
+        continue;
+      }
+      const std::string id = claimed->job_id;
+      {
+        std::lock_guard lock(mu);
+        Live& l = live[id];
+        l = Live{};
+        l.attempt = claimed->attempts;
       }
       try {
         run(id);
@@ -532,8 +609,68 @@ struct Daemon::Impl final : v1::Prover::Service {
     }
   }
 
+  // Keeps the leases of this daemon's jobs alive (renewed every third of --lease-ms, at least
+  // every second), stops jobs whose lease was lost or that a Cancel sent to another daemon
+  // reached, and re-queues the jobs of daemons whose leases expired. Ends once the daemon stops
+  // and holds no job.
+  void heartbeat() {
+    const auto every = std::chrono::milliseconds(std::clamp<int64_t>(config.lease_ms / 3, 10, 1000));
+    const auto lease = std::chrono::milliseconds(config.lease_ms);
+    auto last_ok = Clock::now();
+    bool failing = false;
+    std::unique_lock lock(mu);
+    while (!(stopping && live.empty())) {
+      std::vector<Lease> leases;
+      for (const auto& [id, l] : live) leases.push_back({id, l.attempt});
+      const bool reap = !stopping;
+      lock.unlock();
+      std::optional<std::vector<JobStore::Held>> held;
+      std::size_t reaped = 0;
+      try {
+        held = journal.heartbeat(owner, leases, config.lease_ms);
+        if (reap) reaped = journal.reap(unix_ms());
+        if (failing) fmt::print(stderr, "proofpipe serve: leases renewed again\n");
+        failing = false;
+      } catch (const std::exception& e) {
+        if (!failing) fmt::print(stderr, "proofpipe serve: cannot renew leases (retrying): {}\n", e.what());
+        failing = true;
+      }
+      if (reaped)
+        fmt::print(stderr, "proofpipe serve: re-queued {} job(s) whose daemon's lease expired\n", reaped);
+      lock.lock();
+      auto stop = [](Live& l) {
+        l.cancel = true;
+        if (l.pending) pp_cancel(l.pending, nullptr);
+      };
+      if (held) {
+        last_ok = Clock::now();
+        for (std::size_t i = 0; i < leases.size() && i < held->size(); ++i) {
+          const auto it = live.find(leases[i].job_id);
+          if (it == live.end() || it->second.attempt != leases[i].attempt) continue;  // ended meanwhile
+          if (!(*held)[i].held && !it->second.lost) {
+            it->second.lost = true;
+            stop(it->second);
+          } else if ((*held)[i].cancel_requested && !it->second.cancel) {
+            stop(it->second);
+          }
+        }
+      } else if (Clock::now() - last_ok > lease) {
+        // Not renewed for a whole lease: other daemons may have taken these jobs over.
+        for (auto& [id, l] : live)
+          if (!l.lost) {
+            l.lost = true;
+            stop(l);
+          }
+      }
+      if (reaped) {
+        ++submitted;
+        work.notify_all();
+      }
+      work.wait_for(lock, every, [&] { return stopping && live.empty(); });
+    }
+  }
+
   void run(const std::string& id) {
-    if (!journal.mark_running(id, unix_ms())) return;  // cancelled while it waited
     notify();
     double key_load_ms = 0;
     const auto t0 = Clock::now();
@@ -605,7 +742,7 @@ struct Daemon::Impl final : v1::Prover::Service {
           ++version;
         }
         changed.notify_all();
-        journal.set_progress(id, uint32_t(parts));
+        progress_job(id, uint32_t(parts));
       }
       if (done) break;
       std::unique_lock lock(mu);
@@ -622,8 +759,8 @@ struct Daemon::Impl final : v1::Prover::Service {
     if (st == PP_OK) {
       proofs.resize(size);
       finish_job(id, JobState::succeeded, proofs, "", key_load_ms, ms_since(t0));
-    } else if (st == PP_ERR_CANCELLED && interrupted) {
-      journal.requeue(id);
+    } else if (st == PP_ERR_CANCELLED && (interrupted || lost(id))) {
+      requeue_job(id);
     } else if (st == PP_ERR_CANCELLED) {
       finish_job(id, JobState::cancelled, {}, "cancelled by a Cancel call", key_load_ms, ms_since(t0));
     } else {
@@ -650,20 +787,22 @@ struct Daemon::Impl final : v1::Prover::Service {
       finish_job(id, JobState::failed, {}, e.what(), key_load_ms, ms_since(t0));
       return;
     }
-    bool cancelled;
+    bool cancelled, lost_lease;
     {
       std::lock_guard lock(mu);
       Live& l = live[id];
       cancelled = l.cancel;
+      lost_lease = l.lost;
       l.partitions_done = 1;
       ++version;
     }
     changed.notify_all();
+    if (lost_lease) return requeue_job(id);  // another daemon may run it now: write nothing else
     if (cancelled) {
       finish_job(id, JobState::cancelled, {}, "cancelled by a Cancel call", key_load_ms, ms_since(t0));
       return;
     }
-    journal.set_progress(id, 1);
+    progress_job(id, 1);
     finish_job(id, JobState::succeeded, result, "", key_load_ms, ms_since(t0));
   }
 
@@ -679,10 +818,11 @@ struct Daemon::Impl final : v1::Prover::Service {
     pp_error err;
     if (pp_engine_stats_get(engine.get(), &s, &err) != PP_OK) throw std::runtime_error(err.message);
     const auto counts = journal.count_by_state();
-    std::size_t depth = 0, running = 0;
+    const auto queued = counts.find(JobState::queued);
+    const std::size_t depth = queued == counts.end() ? 0 : queued->second;  // the store's: every daemon's
+    std::size_t running = 0;  // this daemon's
     {
       std::lock_guard lock(mu);
-      depth = queue.size();
       running = live.size();
     }
     std::size_t loaded = 0, device_resident = 0;
@@ -713,9 +853,9 @@ struct Daemon::Impl final : v1::Prover::Service {
       t.sample("proofpipe_jobs_finished_total", double(finished[std::size_t(st)].load()), {{"state", metric_state(st)}});
     t.family("proofpipe_partitions_proved_total", "Partitions the engine proved since the daemon started", "counter");
     t.sample("proofpipe_partitions_proved_total", double(s.partitions_proven));
-    t.family("proofpipe_queue_depth", "Jobs waiting for a slot", "gauge");
+    t.family("proofpipe_queue_depth", "Jobs waiting for a slot (in the shared queue with --queue)", "gauge");
     t.sample("proofpipe_queue_depth", double(depth));
-    t.family("proofpipe_jobs_running", "Jobs proving now", "gauge");
+    t.family("proofpipe_jobs_running", "Jobs this daemon is proving now", "gauge");
     t.sample("proofpipe_jobs_running", double(running));
     t.family("proofpipe_keys_loaded", "Proving keys in the key cache (host memory)", "gauge");
     t.sample("proofpipe_keys_loaded", double(loaded));
@@ -779,22 +919,18 @@ struct Daemon::Impl final : v1::Prover::Service {
     return call(ctx, Rpc::Cancel, [&] {
       const JobRecord r = get_or_throw(req->job_id());
       if (!is_final(r.state)) {
-        bool was_queued = false;
-        {
+        const JobStore::Cancelled c = journal.cancel(r.job_id, unix_ms());
+        if (c == JobStore::Cancelled::now)  // it was queued: CANCELLED now
+          finished[std::size_t(JobState::cancelled)].fetch_add(1, std::memory_order_relaxed);
+        if (c == JobStore::Cancelled::requested) {
+          // Running here: stopped at its next partition boundary (Await sees it); running on
+          // another daemon: that one sees the request at its next heartbeat.
           std::lock_guard lock(mu);
-          for (auto it = queue.begin(); it != queue.end(); ++it)
-            if (it->job_id == r.job_id) {
-              queue.erase(it);
-              was_queued = true;
-              break;
-            }
           if (auto it = live.find(r.job_id); it != live.end()) {
             it->second.cancel = true;
             if (it->second.pending) pp_cancel(it->second.pending, nullptr);
           }
         }
-        // A queued job ends now; a running one at its next partition boundary (Await sees it).
-        if (was_queued) finish_job(r.job_id, JobState::cancelled, {}, "cancelled by a Cancel call", 0, 0);
         notify();
       }
       fill(out, get_or_throw(req->job_id()));
@@ -845,15 +981,15 @@ struct Daemon::Impl final : v1::Prover::Service {
       stages["assembly"] = s.ms_assembly;
       stages["gpu_busy"] = s.ms_gpu_busy;
       stages["gpu_upload"] = s.ms_gpu_upload;
+      const auto counts = journal.count_by_state();
+      auto count = [&](JobState st) { auto it = counts.find(st); return it == counts.end() ? uint64_t(0) : it->second; };
+      out->set_queue_depth(uint32_t(count(JobState::queued)));  // the store's: every daemon's with --queue
       {
         std::lock_guard lock(mu);
-        out->set_queue_depth(uint32_t(queue.size()));
-        out->set_running(uint32_t(live.size()));
+        out->set_running(uint32_t(live.size()));  // this daemon's
       }
       out->set_max_in_flight(uint32_t(config.jobs_in_flight));
       out->set_max_queue(config.max_queue);
-      const auto counts = journal.count_by_state();
-      auto count = [&](JobState st) { auto it = counts.find(st); return it == counts.end() ? uint64_t(0) : it->second; };
       out->set_jobs_succeeded(count(JobState::succeeded));
       out->set_jobs_failed(count(JobState::failed));
       out->set_jobs_cancelled(count(JobState::cancelled));
@@ -935,6 +1071,8 @@ const ServiceConfig& checked(const ServiceConfig& config) {
         config.listen));
   if (config.jobs_in_flight < 1 || config.jobs_in_flight > 64)
     throw std::invalid_argument(fmt::format("--jobs {}: must be 1..64", config.jobs_in_flight));
+  if (config.lease_ms < 100 || config.lease_ms > 3600000)
+    throw std::invalid_argument(fmt::format("--lease-ms {}: must be 100..3600000", config.lease_ms));
   return config;
 }
 
@@ -945,6 +1083,8 @@ Daemon::~Daemon() { shutdown(); }
 int Daemon::port() const { return impl_->port; }
 int Daemon::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 std::size_t Daemon::recovered() const { return impl_->recovered; }
+const std::string& Daemon::owner() const { return impl_->owner; }
+std::string Daemon::store() const { return impl_->journal.describe(); }
 void Daemon::shutdown() { impl_->shutdown(); }
 
 v1::Prover::Service& handlers(Daemon& daemon) { return daemon.impl(); }

@@ -21,6 +21,12 @@ struct ServiceConfig {
   std::string listen = "127.0.0.1:0";
   std::filesystem::path data_root;      // every client path lies under it
   std::filesystem::path state_dir;      // the journal; empty: <data_root>/.proofpipe-state
+  // postgresql://USER:PASSWORD@HOST:PORT/DB: the job store many daemons share (every path must
+  // then name the same file on every host). Empty: the SQLite journal in state_dir.
+  std::string queue;
+  // A claimed job's lease: renewed every third of it (at least every second); a daemon silent
+  // for longer loses its jobs to the others (with --queue).
+  int64_t lease_ms = 30000;
   EngineOptions engine;                 // --cpu, --devices, --gw, --vram-budget, --host-budget, --threads
   int jobs_in_flight = 2;               // jobs proving at once (the engine overlaps them)
   uint32_t max_queue = 10000;           // queued + running jobs beyond which Submit is refused
@@ -47,7 +53,9 @@ class Daemon {
 
   int port() const;        // the port listened on
   int metrics_port() const;  // the metrics endpoint's port (0: none)
-  std::size_t recovered() const;  // jobs re-queued from the journal at start-up
+  std::size_t recovered() const;  // jobs queued in the store at start-up (re-queued ones included)
+  const std::string& owner() const;  // this daemon's name in the store (host-pid-random)
+  std::string store() const;         // the journal's file, or --queue's URI without its password
   // Stops accepting calls, ends the calls in progress, interrupts running jobs (they go back to
   // the queue in the journal) and waits for the workers. Idempotent.
   void shutdown();
