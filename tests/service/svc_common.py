@@ -20,6 +20,7 @@ def parse_args():
     p.add_argument("--work", required=True)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--jobs", type=int, default=1000, help="service_load: jobs to submit")
+    p.add_argument("--pg-uri-file", default="", help="service_multihost: the file holding the test cluster's URI")
     args = p.parse_args()
     if not args.grpc_python_plugin:
         args.grpc_python_plugin = shutil.which("grpc_python_plugin") or ""
