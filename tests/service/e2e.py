@@ -73,7 +73,8 @@ def main():
         assert j.state == pb.JOB_STATE_SUCCEEDED, j
         assert len(j.proofs) == 2 * 192 and j.partitions_done == 2 and j.partitions_total == 2 and j.attempts == 1
         assert j.timings.total_ms > 0
-    _, m1 = c.scrape(d.metrics_url)
+    _, m1 = c.scrape_when(d.metrics_url, lambda m: m['proofpipe_jobs_finished_total{state="succeeded"}'] == 2
+                          and m["proofpipe_jobs_running"] == 0)
     moved = {k: m1[k] - m0.get(k, 0) for k in m1}
     print(f"  metrics after two jobs: { {k: v for k, v in moved.items() if v and 'uptime' not in k} }")
     assert moved["proofpipe_partitions_proved_total"] == 4, moved

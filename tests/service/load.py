@@ -68,7 +68,11 @@ def main():
     ids = [job_id for job_id, _, _ in results]
     assert len(set(ids)) == n, f"{n - len(set(ids))} duplicate job id(s)"
     # None lost: the daemon and its journal hold exactly these jobs (and the warm-up), each once.
-    st = stub.GetStatus(pb.GetStatusRequest())
+    # (A worker lets go of its job just after committing it: `running` follows within moments.)
+    st, deadline = stub.GetStatus(pb.GetStatusRequest()), time.monotonic() + 10
+    while st.running and time.monotonic() < deadline:
+        time.sleep(0.02)
+        st = stub.GetStatus(pb.GetStatusRequest())
     assert st.jobs_succeeded == n + 1 and st.jobs_failed == 0 and st.jobs_cancelled == 0, st
     assert st.queue_depth == 0 and st.running == 0, st
     db = sqlite3.connect(os.path.join(state, "jobs.sqlite3"))
@@ -78,7 +82,7 @@ def main():
     db.close()
     assert total == n + 1, f"the journal has {total} rows, expected {n + 1}"
     assert rows == {f"load-{i}": ids[i] for i in range(n)}, "journal rows differ from the jobs answered"
-    _, m = c.scrape(d.metrics_url)
+    _, m = c.scrape_when(d.metrics_url, lambda m: m['proofpipe_jobs_finished_total{state="succeeded"}'] == n + 1)
     assert m['proofpipe_jobs_finished_total{state="succeeded"}'] == n + 1, m
     assert m["proofpipe_partitions_proved_total"] == n + 1, m
     # A sample of the proofs verifies (both witnesses).

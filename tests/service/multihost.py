@@ -157,7 +157,8 @@ def run(args, pb, uri, password):
     assert by_owner[victim.owner] == len(done_by_victim), (by_owner, done_by_victim)
     counted = 0
     for d in survivors:
-        _, samples = c.scrape(d.metrics_url)
+        _, samples = c.scrape_when(
+            d.metrics_url, lambda m: m['proofpipe_jobs_finished_total{state="succeeded"}'] == by_owner[d.owner])
         n = samples['proofpipe_jobs_finished_total{state="succeeded"}']
         assert n == by_owner[d.owner], f"{d.owner}: finished {n}, the database says {by_owner[d.owner]}"
         assert samples['proofpipe_jobs{state="succeeded"}'] == JOBS, samples

@@ -135,6 +135,19 @@ class Daemon:
 atexit.register(Daemon.kill_all)
 
 
+def scrape_when(url, ok, timeout=10.0):
+    """scrape(url) until ok(samples) holds or timeout seconds pass; the last scrape. A job's final
+    state is committed before its worker counts it and lets go of it, so the counters follow a
+    finished Await within moments (Prometheus's model): tests wait for them to settle."""
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        text, samples = scrape(url)
+        if ok(samples) or time.monotonic() > deadline:
+            return text, samples
+        time.sleep(0.02)
+
+
 def scrape(url):
     """GET a Prometheus endpoint: (the text, {'name{labels}': value}). Every family must have HELP and TYPE."""
     import urllib.request
