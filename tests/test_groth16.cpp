@@ -214,8 +214,16 @@ TEST(WitnessFile, RoundTripAndRejection) {
   std::ifstream in(path, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::filesystem::remove(path);
+  // The header alone (what the daemon checks at Submit): the counts, and the size they fix.
+  const WitnessHeader h = parse_witness_header(bytes, "w");
+  EXPECT_EQ(h.rows, f.witnesses[0].a.size());
+  EXPECT_EQ(h.inputs, f.witnesses[0].input.size());
+  EXPECT_EQ(h.aux, f.witnesses[0].aux.size());
+  EXPECT_EQ(h.file_bytes, bytes.size());
   for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(20), bytes.size() / 2, bytes.size() - 1}) {
     EXPECT_THROW((void)parse_witness(std::span<const uint8_t>(bytes.data(), cut), "w"), std::runtime_error) << cut;
+    EXPECT_THROW((void)parse_witness_header(std::span<const uint8_t>(bytes.data(), cut), "w"), std::runtime_error)
+        << cut;
   }
   auto bad = bytes;
   for (int i = 0; i < 32; ++i) bad[32 + i] = 0xff;  // a[0] >= r
@@ -228,8 +236,10 @@ TEST(WitnessFile, RoundTripAndRejection) {
   auto huge = bytes;
   huge[8 + 7] = 0x10;  // m = 2^60 + ...: must be a size error, not an allocation
   EXPECT_THROW((void)parse_witness(huge, "w"), std::runtime_error);
+  EXPECT_THROW((void)parse_witness_header(huge, "w"), std::runtime_error);
   bytes.push_back(0);
   EXPECT_THROW((void)parse_witness(bytes, "w"), std::runtime_error);
+  EXPECT_THROW((void)parse_witness_header(bytes, "w"), std::runtime_error);
 }
 
 TEST(Decimal, RoundTripAndRejection) {

@@ -137,6 +137,18 @@ void check_padding(const Reader& r, std::span<const uint64_t> words, std::size_t
     r.fail(std::string(section) + ": bits set beyond the " + std::to_string(bits) + " variables");
 }
 
+// The header (magic and the three counts), checked: what every reader of the format starts with.
+WitnessHeader read_counts(Reader& in) {
+  in.magic();
+  WitnessHeader h;
+  h.rows = in.u64("header");
+  h.inputs = in.u64("header");
+  h.aux = in.u64("header");
+  if (h.inputs == 0) in.fail("header: the input count must include the constant one");
+  if (h.rows < h.inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  return h;
+}
+
 }  // namespace
 
 void write_witness(const std::filesystem::path& path, const Witness& w) {
@@ -158,10 +170,8 @@ void write_witness(const std::filesystem::path& path, const Witness& w) {
 
 Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name) {
   Reader in(bytes, name);
-  in.magic();
-  const uint64_t m = in.u64("header"), num_inputs = in.u64("header"), num_aux = in.u64("header");
-  if (num_inputs == 0) in.fail("header: the input count must include the constant one");
-  if (m < num_inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  const WitnessHeader h = read_counts(in);
+  const uint64_t m = h.rows, num_inputs = h.inputs, num_aux = h.aux;
   Witness w;
   w.a = in.scalars(m, "a");
   w.b = in.scalars(m, "b");
@@ -181,13 +191,7 @@ Witness parse_witness(std::span<const uint8_t> bytes, std::string_view name) {
 
 WitnessHeader parse_witness_header(std::span<const uint8_t> bytes, std::string_view name) {
   Reader in(bytes.first(std::min<std::size_t>(bytes.size(), kHeaderBytes)), name);
-  in.magic();
-  WitnessHeader h;
-  h.rows = in.u64("header");
-  h.inputs = in.u64("header");
-  h.aux = in.u64("header");
-  if (h.inputs == 0) in.fail("header: the input count must include the constant one");
-  if (h.rows < h.inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  WitnessHeader h = read_counts(in);
   h.file_bytes = bytes.size();
   const uint64_t want = witness_file_bytes(h.rows, h.inputs, h.aux);
   if (want == 0 || want != bytes.size()) {
@@ -262,13 +266,7 @@ WitnessHeader header_of(const File& f) {
   }
   f.read(head, kHeaderBytes, 0);
   Reader in(std::span<const uint8_t>(head, kHeaderBytes), f.name());
-  in.magic();
-  WitnessHeader h;
-  h.rows = in.u64("header");
-  h.inputs = in.u64("header");
-  h.aux = in.u64("header");
-  if (h.inputs == 0) in.fail("header: the input count must include the constant one");
-  if (h.rows < h.inputs) in.fail("header: fewer constraints than inputs (the input constraints are part of a, b, c)");
+  WitnessHeader h = read_counts(in);
   h.file_bytes = f.size();
   return h;
 }
