@@ -243,6 +243,9 @@ TYPED_TEST(FieldTest, EveryHostPathMatchesGmp) {
                        [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_sub(r.get(), a.get(), b.get()); });
     this->check_binary([](auto a, auto b) { return a * b; },
                        [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_mul(r.get(), a.get(), b.get()); });
+    // In place (the result overwrites the first operand), as the kernels are called by *=.
+    this->check_binary([](auto a, auto b) { return a *= b; },
+                       [](Mpz& r, const Mpz& a, const Mpz& b) { mpz_mul(r.get(), a.get(), b.get()); });
     if (this->HasFatalFailure()) return;
     for (size_t i = 0; i < this->elems_.size(); ++i) {
       const F& a = this->elems_[i];
@@ -252,6 +255,11 @@ TYPED_TEST(FieldTest, EveryHostPathMatchesGmp) {
       mpz_neg(neg.get(), v.get());
       mpz_add(dbl.get(), v.get(), v.get());
       ASSERT_EQ(value(a.sqr()), this->reduce(sq)) << v.hex();
+      F s = a, t = a;
+      s.square_inplace();
+      t *= t;  // both operands and the result are one object
+      ASSERT_EQ(value(s), this->reduce(sq)) << v.hex();
+      ASSERT_EQ(value(t), this->reduce(sq)) << v.hex();
       ASSERT_EQ(value(-a), this->reduce(neg)) << v.hex();
       ASSERT_EQ(value(a.dbl()), this->reduce(dbl)) << v.hex();
       // The conversions in and out of Montgomery form are products too.
@@ -297,16 +305,24 @@ TYPED_TEST(FieldTest, HostPathsAgreeBitForBit) {
     const F b = k % 3 ? patterned_element<F>(rng) : random_element<F>(rng);
     pairs.emplace_back(a, b);
   }
+  constexpr size_t kOps = 8;  // a·b, a², a + b, a - b, -a, then a *= b, a in place², b *= b
   auto run = [&](bool kernels) {
     HostPath path(kernels);
     std::vector<F> out;
-    out.reserve(5 * pairs.size());
+    out.reserve(kOps * pairs.size());
     for (const auto& [a, b] : pairs) {
       out.push_back(a * b);
       out.push_back(a.sqr());
       out.push_back(a + b);
       out.push_back(a - b);
       out.push_back(-a);
+      F c = a, d = a, e = b;
+      c *= b;
+      d.square_inplace();
+      e *= e;
+      out.push_back(c);
+      out.push_back(d);
+      out.push_back(e);
     }
     return out;
   };
@@ -317,9 +333,11 @@ TYPED_TEST(FieldTest, HostPathsAgreeBitForBit) {
     // The constexpr CIOS that builds compile-time constants is the third opinion.
     F ref;
     detail::mont_mul_portable<F::N>(ref.l, a.l, b.l, m.v, F::Consts::inv64);
-    ASSERT_EQ(fast[5 * i], ref) << "pair " << i;
-    for (size_t k = 0; k < 5; ++k)
-      ASSERT_EQ(fast[5 * i + k], portable[5 * i + k]) << "pair " << i << ", op " << k;
+    ASSERT_EQ(fast[kOps * i], ref) << "pair " << i;
+    ASSERT_EQ(fast[kOps * i + 5], ref) << "pair " << i << ", in place";
+    ASSERT_EQ(fast[kOps * i + 6], fast[kOps * i + 1]) << "pair " << i << ", square in place";
+    for (size_t k = 0; k < kOps; ++k)
+      ASSERT_EQ(fast[kOps * i + k], portable[kOps * i + k]) << "pair " << i << ", op " << k;
   }
 }
 

@@ -134,6 +134,16 @@ struct BenchGpuOptions {
 // GPU kernel benchmark on device-resident data: median of `runs` after `warmup`.
 int run_bench_gpu(const BenchGpuOptions& options);
 
+struct BenchFieldOptions {
+  std::string op = "all";  // all | fp-mul | fp-sqr | fr-mul | fr-sqr
+  long iters = 1000000;    // steps of the dependent chain per timed run
+  int runs = 11, warmup = 2;
+  bool portable = false;   // force the portable C++ path instead of the mulx/adx kernels
+};
+// Field multiplication and squaring in dependent chains; one key=value line per operation
+// and form (in place, by value): median of `runs` after `warmup`, in ns per operation.
+int run_bench_field(const BenchFieldOptions& options);
+
 // `engine bench`: the pipelined engine (engine/engine.hpp) on simulated devices.
 struct EngineBenchOptions {
   std::string backend = "sim";

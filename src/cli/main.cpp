@@ -153,6 +153,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
 
+  pp::cli::BenchFieldOptions bench_field;
+  auto* bf = bench->add_subcommand("field", "Time Fp/Fr multiplication and squaring (CPU, dependent chains, ns per op)");
+  bf->add_option("--op", bench_field.op, "Operation")
+      ->check(CLI::IsMember({"all", "fp-mul", "fp-sqr", "fr-mul", "fr-sqr"}))
+      ->capture_default_str();
+  bf->add_option("--iters", bench_field.iters, "Chain length per timed run")->check(CLI::Range(1L, 1000000000L))->capture_default_str();
+  bf->add_option("--runs", bench_field.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
+  bf->add_option("--warmup", bench_field.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
+  bf->add_flag("--portable", bench_field.portable, "Use the portable C++ arithmetic instead of the mulx/adx kernels");
+
   pp::cli::BenchGpuOptions bench_gpu;
   std::vector<CLI::App*> gpu_benches;
   for (const char* op : {"msm", "ntt", "batch-add"}) {
@@ -219,6 +229,7 @@ int main(int argc, char** argv) {
     }
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
     if (br->parsed()) return pp::cli::run_bench_read(bench_read_files, bench_read_repeat);
+    if (bf->parsed()) return pp::cli::run_bench_field(bench_field);
     if (eb->parsed()) return pp::cli::run_engine_bench(engine_bench);
 #if PROOFPIPE_HAS_SERVICE
     if (const std::optional<int> rc = pp::cli::run_service_commands(*service, threads)) return *rc;
