@@ -135,7 +135,8 @@ struct BenchGpuOptions {
 int run_bench_gpu(const BenchGpuOptions& options);
 
 struct BenchFieldOptions {
-  std::string op = "all";  // all | fp-mul | fp-sqr | fr-mul | fr-sqr
+  std::string op = "all";    // all | fp-mul | fp-sqr | fr-mul | fr-sqr
+  std::string form = "both";  // inplace (a *= b) | value (a = a * b) | both
   long iters = 1000000;    // steps of the dependent chain per timed run
   int runs = 11, warmup = 2;
   bool portable = false;   // force the portable C++ path instead of the mulx/adx kernels

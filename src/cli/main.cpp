@@ -158,6 +158,9 @@ int main(int argc, char** argv) {
   bf->add_option("--op", bench_field.op, "Operation")
       ->check(CLI::IsMember({"all", "fp-mul", "fp-sqr", "fr-mul", "fr-sqr"}))
       ->capture_default_str();
+  bf->add_option("--form", bench_field.form, "inplace (a *= b), value (a = a * b) or both")
+      ->check(CLI::IsMember({"inplace", "value", "both"}))
+      ->capture_default_str();
   bf->add_option("--iters", bench_field.iters, "Chain length per timed run")->check(CLI::Range(1L, 1000000000L))->capture_default_str();
   bf->add_option("--runs", bench_field.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
   bf->add_option("--warmup", bench_field.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();

@@ -375,13 +375,25 @@ inline bool cpu_has_bmi2_adx() {
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   return ((ebx >> 8) & 1) && ((ebx >> 19) & 1);
 }
+#if defined(__ADX__) && defined(__BMI2__)
+// The target guarantees the instructions (-madx -mbmi2, or an -march that has them, e.g.
+// CMAKE_CXX_FLAGS=-march=x86-64-v3 -madx): no cpuid. This also keeps the kernels under
+// valgrind, whose emulated CPU reports no ADX (the instruction counts in docs/PERF.md).
+inline constexpr bool kCpuHasMulx = true;
+#else
 // Checked once, at static initialisation. Code that runs before (other static initialisers)
 // sees false and takes the portable path, which gives the same results.
 inline const bool kCpuHasMulx = cpu_has_bmi2_adx();
+#endif
 // The path in use: kCpuHasMulx unless a test or benchmark forced the portable code
 // (field_allow_asm below). A plain bool, so the check is one load the compiler may share
-// between neighbouring multiplications.
+// between neighbouring multiplications. (Its own cpuid call, not a copy of kCpuHasMulx: no
+// reliance on the order in which the two are initialised.)
+#if defined(__ADX__) && defined(__BMI2__)
+inline bool g_host_mulx = true;
+#else
 inline bool g_host_mulx = cpu_has_bmi2_adx();
+#endif
 
 // The modulus limbs, -m^-1 mod 2^64 and a zero word, in one table the kernels address through
 // a single pointer register (the zero closes an adox chain: adox has no immediate form).
