@@ -105,11 +105,13 @@ Clock::duration DeviceTimeline::busy(const std::string& queue, Clock::time_point
   return total;
 }
 
-uint64_t witness_bytes(const Witness& w) {
-  const uint64_t scalars = w.a.size() + w.b.size() + w.c.size() + w.input.size() + w.aux.size();
-  const uint64_t words = w.densities.a_aux.size() + w.densities.b_input.size() + w.densities.b_aux.size();
+uint64_t witness_bytes(uint64_t rows, uint64_t inputs, uint64_t aux) {
+  const uint64_t scalars = 3 * rows + inputs + aux;
+  const uint64_t words = 2 * ((aux + 63) / 64) + (inputs + 63) / 64;
   return scalars * 32 + words * 8;
 }
+
+uint64_t witness_bytes(const Witness& w) { return witness_bytes(w.a.size(), w.input.size(), w.aux.size()); }
 
 uint64_t Backend::host_bytes(const PartitionTask& task) const {
   return task.witness ? witness_bytes(*task.witness) : 0;

@@ -11,7 +11,7 @@ enum class ErrorCode {
   invalid_argument,    // a malformed field, a path outside --data-root, a missing file
   not_found,           // an unknown job id
   already_exists,      // a request_id reused for a different request
-  resource_exhausted,  // the queue is full
+  resource_exhausted,  // the queue is full, or a partition needs more than the whole host budget
   unimplemented,       // a request for something this version does not do
   unavailable,         // the daemon is shutting down
   unauthenticated,     // a missing or wrong bearer token

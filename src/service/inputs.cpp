@@ -11,6 +11,8 @@
 
 #include "errors.hpp"
 #include "paths.hpp"
+#include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/query_layout.hpp"
 #include "proofpipe/io/params.hpp"
@@ -90,7 +92,7 @@ struct SubmitChecker::Header {
   uint64_t num_vars = 0;  // snarkjs: wires, the constant one included
 };
 
-SubmitChecker::SubmitChecker(fs::path root) : root_(std::move(root)) {}
+SubmitChecker::SubmitChecker(fs::path root, uint64_t host_budget) : root_(std::move(root)), host_budget_(host_budget) {}
 SubmitChecker::~SubmitChecker() = default;
 
 std::shared_ptr<const SubmitChecker::Header> SubmitChecker::header(const ResolvedKey& key, const std::string& key_path) {
@@ -163,6 +165,11 @@ std::size_t SubmitChecker::check(const v1::SubmitRequest& req) {
       } catch (const WitnessError& e) {
         invalid(e.what());
       }
+      if (const uint64_t need = engine::witness_bytes(w.rows, w.inputs, w.aux); host_budget_ && need > host_budget_)
+        throw RequestError(ErrorCode::resource_exhausted,
+                           fmt::format("{}: one partition needs {} of host memory, more than the whole --host-budget "
+                                       "of {}: it could never run",
+                                       field, engine::format_bytes(need), engine::format_bytes(host_budget_)));
       return;
     }
     if (starts_with(head_bytes, kPpwMagic))

@@ -37,10 +37,12 @@ ResolvedKey resolve_key(const std::filesystem::path& root, const std::string& ke
 // key's format (.ppw for .params keys, .wtns for .zkey keys) and counts (inputs, aux, rows for
 // .params; nVars for .zkey), inline bytes whole (not truncated). RequestError(invalid_argument)
 // naming the field and index (witness_paths[3], witnesses[0]) and what does not fit. A key's
-// header is read once per file version (path, size, modification time) and kept.
+// header is read once per file version (path, size, modification time) and kept. With a host
+// budget (the engine's --host-budget, bytes; 0: none), a .ppw partition that needs more host
+// memory than the whole budget, so that it could never run, is RESOURCE_EXHAUSTED.
 class SubmitChecker {
  public:
-  explicit SubmitChecker(std::filesystem::path root);
+  SubmitChecker(std::filesystem::path root, uint64_t host_budget);
   ~SubmitChecker();
   // The number of partitions (one per witness).
   std::size_t check(const proofpipe::v1::SubmitRequest& req);
@@ -49,6 +51,7 @@ class SubmitChecker {
   struct Header;
   std::shared_ptr<const Header> header(const ResolvedKey& key, const std::string& key_path);
   std::filesystem::path root_;
+  uint64_t host_budget_ = 0;
   std::mutex mu_;
   std::map<std::filesystem::path, std::shared_ptr<const Header>> headers_;
 };

@@ -216,7 +216,7 @@ struct Daemon::Impl final : v1::Prover::Service {
         root(canonical_root(c.data_root)),
         token(token_of(c)),
         tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
-        checker(root),
+        checker(root, engine_config(c.engine).host_memory_budget),
         store(store_of(c)),
         journal(*store) {
     const pp_engine_config ec = engine_config(config.engine);

@@ -272,6 +272,14 @@ def main():
     assert j.state == pb.JOB_STATE_SUCCEEDED and j.proofs == ja.proofs, j
     assert d.stub.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w)).job_id == a.job_id
     assert d.stop() == 0
+
+    # ----- a partition larger than the whole --host-budget could never run: refused at Submit
+    d = c.Daemon(args, data, os.path.join(args.work, "state-budget"), extra=["--host-budget", "64KiB"])
+    c.expect_error(lambda: d.stub.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w)),
+                   S.RESOURCE_EXHAUSTED, "witness_paths[0]", "--host-budget")
+    assert d.stub.Prove(pb.SubmitRequest(key_path="small/params", witness_paths=["small/witness-0.ppw"]),
+                        timeout=60).state == pb.JOB_STATE_SUCCEEDED  # 2^8 fits
+    assert d.stop() == 0
     print("service_e2e: ok")
 
 
