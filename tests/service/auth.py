@@ -19,11 +19,7 @@ def main():
     pb, pb_grpc = c.stubs(args)
     import grpc
     S = grpc.StatusCode
-    data = os.path.join(args.work, "data")
-    k = os.path.join(data, "k")
-    c.setup(args, k, lg=8, partitions=2)
-    params = os.path.join(k, "params")
-    pub = [os.path.join(k, f"public-{i}.json") for i in range(2)]
+    data, k, params, pub = c.example_key(args, lg=8)
     w = ["k/witness-0.ppw", "k/witness-1.ppw"]
     token_file = os.path.join(args.work, "token")
     with open(token_file, "w") as f:

@@ -18,11 +18,8 @@ def main():
     pb, _ = c.stubs(args)
     import grpc
     S = grpc.StatusCode
-    data = os.path.join(args.work, "data")
-    k = os.path.join(data, "k")
-    c.setup(args, k, lg=10, partitions=2)
+    data, k, params, pub = c.example_key(args)
     c.setup(args, os.path.join(data, "small"), lg=8, partitions=1)
-    params = os.path.join(k, "params")
     # snarkjs: the committed multiplier circuit's key and witness (tests/data/snarkjs).
     snark = os.path.join(os.path.dirname(os.path.abspath(args.proto)), "tests", "data", "snarkjs")
     sdir = os.path.join(data, "s")
@@ -38,7 +35,6 @@ def main():
     struct.pack_into("<I", long_wtns, 60, n + 1)
     struct.pack_into("<Q", long_wtns, 68, size2 + 32)
     open(os.path.join(sdir, "long.wtns"), "wb").write(long_wtns)
-    pub = [os.path.join(k, f"public-{i}.json") for i in range(2)]
     w = ["k/witness-0.ppw", "k/witness-1.ppw"]
     inline = [open(os.path.join(k, f"witness-{i}.ppw"), "rb").read() for i in (1, 0)]
     state = os.path.join(args.work, "state")

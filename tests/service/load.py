@@ -24,10 +24,7 @@ def main():
     pb, _ = c.stubs(args)
     n = args.jobs
     assert n >= THREADS, "--jobs: at least one job per thread"
-    data = os.path.join(args.work, "data")
-    k = os.path.join(data, "k")
-    c.setup(args, k, lg=10, partitions=2)
-    params = os.path.join(k, "params")
+    data, k, params, _ = c.example_key(args)
     witnesses = ["k/witness-0.ppw", "k/witness-1.ppw"]
     state = os.path.join(args.work, "state")
     d = c.Daemon(args, data, state, extra=["--jobs", "2", "--metrics", "127.0.0.1:0"])

@@ -71,12 +71,9 @@ def main():
 
 
 def run(args, pb, uri, password):
-    data = os.path.join(args.work, "data")  # storage every "host" sees: the same --data-root
-    k = os.path.join(data, "k")
-    c.setup(args, k, lg=10, partitions=2)
-    params = os.path.join(k, "params")
+    data, k, params, pubs = c.example_key(args)  # data: storage every "host" sees, one --data-root
     w = ["k/witness-0.ppw", "k/witness-1.ppw"] * (PARTITIONS // 2)
-    pub = [os.path.join(k, f"public-{i}.json") for i in (0, 1)] * (PARTITIONS // 2)
+    pub = pubs * (PARTITIONS // 2)
 
     print("start-up refusals:")
     wrong = uri.replace(f":{password}@", ":not-the-password-31337@")

@@ -55,6 +55,15 @@ def setup(args, out, lg=10, partitions=2):
          "--out", out])
 
 
+def example_key(args, lg=10, partitions=2):
+    """The data root every test serves (WORK/data), with a test key and its witnesses in data/k
+    (`proofpipe setup`): (data, k, params, publics), publics[i] being witness i's statement."""
+    data = os.path.join(args.work, "data")
+    k = os.path.join(data, "k")
+    setup(args, k, lg=lg, partitions=partitions)
+    return data, k, os.path.join(k, "params"), [os.path.join(k, f"public-{i}.json") for i in range(partitions)]
+
+
 def verify(args, params, proofs_bytes, publics, name):
     path = os.path.join(args.work, name)
     with open(path, "wb") as f:
