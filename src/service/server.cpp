@@ -589,7 +589,7 @@ struct Daemon::Impl final : v1::Prover::Service {
         l.attempt = claimed->attempts;
       }
       try {
-        run(id);
+        run(*claimed);
       } catch (const std::exception& e) {
         // A journal or memory failure mid-job: fail the job if the journal still takes it (if
         // not, the next start runs it again).
@@ -670,7 +670,10 @@ struct Daemon::Impl final : v1::Prover::Service {
     }
   }
 
-  void run(const std::string& id) {
+  // The claimed job: its record as claim() returned it (the request, inline witnesses included,
+  // is not read from the store a second time).
+  void run(const JobRecord& rec) {
+    const std::string& id = rec.job_id;
     notify();
     double key_load_ms = 0;
     const auto t0 = Clock::now();
@@ -681,9 +684,7 @@ struct Daemon::Impl final : v1::Prover::Service {
     std::size_t n = 0;
     v1::SubmitRequest req;
     try {
-      const std::optional<JobRecord> rec = journal.get(id);
-      if (!rec) return;
-      if (!req.ParseFromArray(rec->request.data(), int(rec->request.size())))
+      if (!req.ParseFromArray(rec.request.data(), int(rec.request.size())))
         return fail("the journaled request cannot be parsed");
       // Resolved again: the files may have changed since Submit (or since the daemon restarted).
       const LoadedKey loaded = key_for(resolve_key(root, req.key_path()), &key_load_ms);
