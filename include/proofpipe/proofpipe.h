@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 3
+#define PP_VERSION_MINOR 4
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -122,6 +122,23 @@ typedef struct pp_engine_stats {
 } pp_engine_stats;
 
 PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err);
+
+/* One GPU of the engine (index 0 .. pp_engine_stats.gpus - 1, in the engine's order). Device
+ * memory counts what the engine allocated: each key resident on the GPU has one arena (its SRS,
+ * its tables and the working space of gpu_workers partitions) planned to fit the budget; an
+ * evicted key's arena stays allocated until its last partition in flight ends. Since 0.4. */
+typedef struct pp_gpu_info {
+  int32_t device;          /* CUDA ordinal */
+  uint32_t resident_keys;  /* keys with a copy on this GPU */
+  uint64_t memory_total;   /* the card's memory, bytes */
+  uint64_t memory_budget;  /* what the arenas may take together: device_memory_budget, or the card
+                              less the reserve */
+  uint64_t memory_used;    /* bytes of arenas allocated now */
+  uint64_t memory_peak;    /* the most memory_used has been since pp_engine_create */
+} pp_gpu_info;
+
+/* PP_ERR_INVALID_ARGUMENT for an index past the last GPU (a CPU-only engine has none). */
+PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index, pp_gpu_info* out, pp_error* err);
 
 /* ----- proving key -----------------------------------------------------------------------
  * A bellperson `.params` file (Groth16 Parameters, uncompressed points). The VK points are

@@ -315,6 +315,25 @@ PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* o
   });
 }
 
+PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index, pp_gpu_info* out, pp_error* err) {
+  return guarded("pp_engine_gpu_info_get", err, PP_ERR_INTERNAL, [&] {
+    require(engine, "engine");
+    require(out, "out");
+    const pp::runtime::Stats st = engine->impl->runtime->stats();
+    if (index >= st.devices.size())
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "index is " + std::to_string(index) + " but the engine has " +
+                                                  std::to_string(st.devices.size()) + " GPU(s)");
+    const pp::runtime::GpuInfo& g = st.devices[index];
+    *out = pp_gpu_info{};
+    out->device = g.device;
+    out->resident_keys = g.resident_keys;
+    out->memory_total = g.memory.total;
+    out->memory_budget = g.memory.budget;
+    out->memory_used = g.memory.used;
+    out->memory_peak = g.memory.peak;
+  });
+}
+
 PP_API pp_status pp_key_load(const char* params_path, int subgroup_check, pp_key** out, pp_error* err) {
   return guarded("pp_key_load", err, PP_ERR_KEY, [&] {
     require(out, "out");

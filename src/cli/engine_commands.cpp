@@ -200,8 +200,12 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
                  t.count ? t.total_ms / double(t.count) : 0.0, t.max_ms);
   }
 #if PROOFPIPE_HAS_CUDA
-  for (const auto& g : gpus)
-    fmt::print("  {}: key loads {} (the SRS uploaded once per GPU), evictions {}\n", g->name(), g->key_loads(), g->evictions());
+  for (const auto& g : gpus) {
+    const DeviceMemory m = g->memory();
+    fmt::print("  {}: key loads {} (the SRS uploaded once per GPU), evictions {}; device memory {} in use (peak {}) of "
+               "a {} budget on a {} card\n", g->name(), g->key_loads(), g->evictions(), format_bytes(m.used),
+               format_bytes(m.peak), format_bytes(m.budget), format_bytes(m.total));
+  }
 #endif
   if (!o.trace.empty()) {
     const std::string path = with_suffix(o.trace, suffix);

@@ -264,6 +264,13 @@ int run_prove(const ProveOptions& options) {
   if (stats.gpus > 0)
     fmt::print("proved on {} GPU(s): {:.1f} ms of kernels, {:.1f} ms of uploads, {} key upload(s), {} partition(s) on "
                "the CPU\n", stats.gpus, stats.ms_gpu_busy, stats.ms_gpu_upload, stats.key_loads, stats.partitions_on_cpu);
+  for (uint32_t i = 0; i < stats.gpus; ++i) {
+    pp_gpu_info g;
+    check(pp_engine_gpu_info_get(engine.get(), i, &g, &err), err);
+    fmt::print("  GPU {}: {} key(s) resident, device memory {} in use (peak {}) of a {} budget on a {} card\n", g.device,
+               g.resident_keys, engine::format_bytes(g.memory_used), engine::format_bytes(g.memory_peak),
+               engine::format_bytes(g.memory_budget), engine::format_bytes(g.memory_total));
+  }
   fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
   return 0;
 }

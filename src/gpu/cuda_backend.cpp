@@ -17,6 +17,13 @@ struct CudaBackend::Resident {
   std::unique_ptr<Prover> prover;
   uint64_t domain = 0;
   std::atomic<int> in_flight{0};
+  std::shared_ptr<Arenas> arenas;  // the backend's count of allocated arena bytes
+  uint64_t arena_bytes = 0;        // this key's share of it
+
+  ~Resident() {
+    prover.reset();  // frees the arena, then the count says so
+    if (arenas) arenas->used.fetch_sub(arena_bytes);
+  }
 };
 
 namespace {
@@ -43,7 +50,7 @@ const GpuPrepared& as_gpu(const engine::Prepared& p) { return as_gpu(const_cast<
 
 CudaBackend::CudaBackend(const CudaBackendConfig& config) : config_(config), name_(fmt::format("gpu{}", config.device)) {
   if (config_.gw < 1) throw std::invalid_argument(name_ + ": gw must be at least 1");
-  const uint64_t card = device_memory(config_.device);
+  const uint64_t card = card_ = device_memory(config_.device);
   if (card <= engine::kDefaultReserve) throw std::invalid_argument(name_ + ": the device reports no usable memory");
   const uint64_t usable = card - engine::kDefaultReserve;
   if (config_.budget > usable)
@@ -82,11 +89,7 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
   std::lock_guard load(load_mu_);
   if (auto r = find()) return r;  // another worker loaded it while this one waited
   for (;;) {
-    uint64_t used = 0;
-    {
-      std::lock_guard lock(mu_);
-      for (const auto& r : keys_) used += r->prover->plan().arena_bytes;
-    }
+    const uint64_t used = arenas_->used.load();  // evicted keys still in flight included
     const uint64_t room = capacity_ > used ? capacity_ - used : 0;
     try {
       if (room == 0) throw engine::PlanError(name_ + ": no device memory left for another key", 0, 1);
@@ -100,6 +103,11 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
       auto r = std::make_shared<Resident>();
       r->key = key;
       r->prover = std::make_unique<Prover>(*key, densities, pc);
+      r->arena_bytes = r->prover->plan().arena_bytes;
+      r->arenas = arenas_;
+      const uint64_t now = arenas_->used.fetch_add(r->arena_bytes) + r->arena_bytes;
+      for (uint64_t peak = arenas_->peak.load(); now > peak && !arenas_->peak.compare_exchange_weak(peak, now);) {
+      }
       r->domain = next_domain_.fetch_add(1);
       key_loads_.fetch_add(1);
       std::lock_guard lock(mu_);
@@ -214,6 +222,10 @@ std::vector<ResidentKey> CudaBackend::resident() const {
   for (const auto& r : keys_)
     out.push_back({r->key.get(), r->prover->plan().srs, r->prover->plan().arena_bytes, r->in_flight.load()});
   return out;
+}
+
+engine::DeviceMemory CudaBackend::memory() const {
+  return {card_, capacity_, arenas_->used.load(), arenas_->peak.load()};
 }
 
 bool CudaBackend::is_resident(const ProvingKey* key) const {

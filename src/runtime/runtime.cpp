@@ -153,6 +153,7 @@ Stats Runtime::stats() const {
   for (const auto& g : m.gpus) {
     s.key_loads += g->key_loads();
     s.key_evictions += g->evictions();
+    s.devices.push_back({g->device(), g->memory(), uint32_t(g->resident().size())});
     const gpu::GpuTimes t = g->totals();
     s.times += t.stages();
     s.times.gpu_upload += t.upload;

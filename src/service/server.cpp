@@ -163,6 +163,7 @@ struct Daemon::Impl final : v1::Prover::Service {
   fs::path root;
   std::optional<BearerToken> token;  // --token-file: every call must carry it
   std::optional<TlsPair> tls;        // --tls-cert, --tls-key
+  pp_engine_config engine_cfg;       // the engine's options, parsed once
   SubmitChecker checker;             // a request's witnesses against its key, before the journal
   std::unique_ptr<JobStore> store;   // the SQLite journal in --state, or PostgreSQL (--queue)
   JobStore& journal;                 // *store
@@ -216,13 +217,13 @@ struct Daemon::Impl final : v1::Prover::Service {
         root(canonical_root(c.data_root)),
         token(token_of(c)),
         tls(c.tls_cert.empty() ? std::nullopt : std::optional<TlsPair>(read_tls_pair(c.tls_cert, c.tls_key))),
-        checker(root, engine_config(c.engine).host_memory_budget),
+        engine_cfg(engine_config(c.engine)),
+        checker(root, engine_cfg.host_memory_budget),
         store(store_of(c)),
         journal(*store) {
-    const pp_engine_config ec = engine_config(config.engine);
     pp_error err;
     pp_engine* e = nullptr;
-    if (pp_engine_create(&ec, &e, &err) != PP_OK) throw std::invalid_argument(fmt::format("engine: {}", err.message));
+    if (pp_engine_create(&engine_cfg, &e, &err) != PP_OK) throw std::invalid_argument(fmt::format("engine: {}", err.message));
     engine.reset(e);
 
     purge();
@@ -866,6 +867,22 @@ struct Daemon::Impl final : v1::Prover::Service {
     t.sample("proofpipe_gpus", double(s.gpus));
     t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
     t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
+    t.family("proofpipe_device_memory_bytes",
+             "Each GPU's memory: the card (total), what the keys may use (budget), what they use (used, peak)", "gauge");
+    const std::vector<pp_gpu_info> gpus = gpu_infos(s.gpus);
+    for (const pp_gpu_info& g : gpus) {
+      const std::string gpu = std::to_string(g.device);
+      t.sample("proofpipe_device_memory_bytes", double(g.memory_total), {{"gpu", gpu}, {"kind", "total"}});
+      t.sample("proofpipe_device_memory_bytes", double(g.memory_budget), {{"gpu", gpu}, {"kind", "budget"}});
+      t.sample("proofpipe_device_memory_bytes", double(g.memory_used), {{"gpu", gpu}, {"kind", "used"}});
+      t.sample("proofpipe_device_memory_bytes", double(g.memory_peak), {{"gpu", gpu}, {"kind", "peak"}});
+    }
+    t.family("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge");
+    for (const pp_gpu_info& g : gpus)
+      t.sample("proofpipe_device_resident_keys", double(g.resident_keys), {{"gpu", std::to_string(g.device)}});
+    t.family("proofpipe_host_budget_bytes", "Host memory partitions in flight may use (--host-budget; 0: unlimited)",
+             "gauge");
+    t.sample("proofpipe_host_budget_bytes", double(engine_cfg.host_memory_budget));
     t.family("proofpipe_host_rss_bytes", "Resident set size of the daemon process", "gauge");
     t.sample("proofpipe_host_rss_bytes", double(rss_bytes()));
     t.family("proofpipe_host_peak_bytes", "Peak host memory charged to partitions in flight", "gauge");
@@ -879,6 +896,15 @@ struct Daemon::Impl final : v1::Prover::Service {
         if (const uint64_t n = requests[r][code].load(); n || code == 0)
           t.sample("proofpipe_requests_total", double(n), {{"rpc", kRpcNames[r]}, {"code", kCodeNames[code]}});
     return t.str();
+  }
+
+  // The engine's GPUs (none on the CPU prover).
+  std::vector<pp_gpu_info> gpu_infos(uint32_t gpus) const {
+    std::vector<pp_gpu_info> out(gpus);
+    pp_error err;
+    for (uint32_t i = 0; i < gpus; ++i)
+      if (pp_engine_gpu_info_get(engine.get(), i, &out[i], &err) != PP_OK) throw std::runtime_error(err.message);
+    return out;
   }
 
   // ----- the RPCs -------------------------------------------------------------------------------
@@ -969,6 +995,16 @@ struct Daemon::Impl final : v1::Prover::Service {
       pp_error err;
       if (pp_engine_stats_get(engine.get(), &s, &err) != PP_OK) throw std::runtime_error(err.message);
       out->set_gpus(s.gpus);
+      for (const pp_gpu_info& g : gpu_infos(s.gpus)) {
+        v1::Gpu* d = out->add_devices();
+        d->set_device(g.device);
+        d->set_resident_keys(g.resident_keys);
+        d->set_memory_total_bytes(g.memory_total);
+        d->set_memory_budget_bytes(g.memory_budget);
+        d->set_memory_used_bytes(g.memory_used);
+        d->set_memory_peak_bytes(g.memory_peak);
+      }
+      out->set_host_budget_bytes(engine_cfg.host_memory_budget);
       out->set_host_peak_bytes(s.host_peak_bytes);
       out->set_partitions_proven(s.partitions_proven);
       auto& stages = *out->mutable_engine_stage_ms();

@@ -572,6 +572,11 @@ int main(int argc, char** argv) {
     OK(pp_key_info_get(key, &info, err));
     CHECK(info.evictions == 1 && info.device_resident == 0 && info.device_copies == 0);
     CHECK(st.gpus == 0 && st.key_loads == 0 && st.forbidden_device_calls == 0 && st.host_peak_bytes > 0);
+    pp_gpu_info gi;
+    memset(&gi, 0xab, sizeof gi);
+    EXPECT_ERROR(pp_engine_gpu_info_get(engine, 0, &gi, err), PP_ERR_INVALID_ARGUMENT, "has 0 GPU(s)");
+    EXPECT_ERROR(pp_engine_gpu_info_get(engine, 0, NULL, err), PP_ERR_NULL_POINTER, "out");
+    EXPECT_ERROR(pp_engine_gpu_info_get(NULL, 0, &gi, err), PP_ERR_NULL_POINTER, "engine");
     OK(pp_prove(engine, key, inputs, 1, &seed, proofs, &size, err)); /* still proves after eviction */
     CHECK(verify(key, &w0, proofs) == 1);
   }

@@ -7,6 +7,7 @@ use std::process::exit;
 use std::ptr::{null, null_mut};
 
 const PP_OK: c_int = 0;
+const PP_ERR_INVALID_ARGUMENT: c_int = 2;
 const PP_ERR_BUFFER_TOO_SMALL: c_int = 3;
 const PP_PROOF_BYTES: usize = 192;
 const PP_FR_BYTES: usize = 32;
@@ -65,6 +66,16 @@ struct PpInput {
     s: *const u8,
 }
 
+#[repr(C)]
+struct PpGpuInfo {
+    device: i32,
+    resident_keys: u32,
+    memory_total: u64,
+    memory_budget: u64,
+    memory_used: u64,
+    memory_peak: u64,
+}
+
 enum PpEngine {}
 enum PpKey {}
 
@@ -74,6 +85,7 @@ extern "C" {
     fn pp_engine_config_default(config: *mut PpEngineConfig);
     fn pp_engine_create(config: *const PpEngineConfig, out: *mut *mut PpEngine, err: *mut PpError) -> c_int;
     fn pp_engine_free(engine: *mut PpEngine);
+    fn pp_engine_gpu_info_get(engine: *const PpEngine, index: u32, out: *mut PpGpuInfo, err: *mut PpError) -> c_int;
     fn pp_key_load(path: *const c_char, subgroup_check: c_int, out: *mut *mut PpKey, err: *mut PpError) -> c_int;
     fn pp_key_release(key: *mut PpKey);
     fn pp_fr_from_canonical(out: *mut u8, input: *const u8, n: usize, err: *mut PpError) -> c_int;
@@ -195,6 +207,7 @@ fn main() {
     let dir = std::env::args().nth(1).expect("usage: test_capi_rust DATA_DIR");
     unsafe {
         assert_eq!(pp_version() >> 16, 0, "major version");
+        assert!((pp_version() >> 8 & 0xff) >= 4, "minor version: pp_engine_gpu_info_get is 0.4");
         let mut err = new_error();
         let mut config: PpEngineConfig = std::mem::zeroed();
         pp_engine_config_default(&mut config);
@@ -232,6 +245,19 @@ fn main() {
             check(pp_verify(key, other, wk.inputs - 1, proof, PP_PROOF_BYTES, &mut valid, &mut err), &err,
                   "pp_verify");
             assert_eq!(valid, 0, "proof {} with the other public inputs must not verify", k);
+        }
+        // Every GPU of the engine (none on a CPU-only machine), then an index past the last.
+        let mut gpus: u32 = 0;
+        loop {
+            let mut gi: PpGpuInfo = std::mem::zeroed();
+            let st = pp_engine_gpu_info_get(engine, gpus, &mut gi, &mut err);
+            if st != PP_OK {
+                assert_eq!(st, PP_ERR_INVALID_ARGUMENT, "an index past the last GPU");
+                break;
+            }
+            assert!(gi.memory_used <= gi.memory_budget && gi.memory_budget <= gi.memory_total, "GPU {} memory", gpus);
+            assert!(gi.memory_peak >= gi.memory_used && gi.resident_keys >= 1, "GPU {} after a proof", gpus);
+            gpus += 1;
         }
         pp_key_release(key);
         pp_engine_free(engine);

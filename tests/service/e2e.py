@@ -51,9 +51,19 @@ def main():
     for series in ('proofpipe_jobs{state="queued"}', 'proofpipe_jobs_finished_total{state="succeeded"}',
                    "proofpipe_partitions_proved_total", "proofpipe_queue_depth", "proofpipe_jobs_running",
                    "proofpipe_keys_loaded", "proofpipe_keys_device_resident", "proofpipe_gpu_busy_ms_total",
-                   "proofpipe_host_rss_bytes", 'proofpipe_requests_total{rpc="Submit",code="OK"}'):
+                   "proofpipe_host_rss_bytes", "proofpipe_host_budget_bytes",
+                   'proofpipe_requests_total{rpc="Submit",code="OK"}'):
         assert series in m0, f"{series} missing from the scrape: {sorted(m0)}"
     assert m0["proofpipe_partitions_proved_total"] == 0 and m0["proofpipe_host_rss_bytes"] > 0, m0
+    # Device memory: one series per GPU and kind, as many GPUs as GetStatus lists (none on the CPU prover).
+    st0 = s.GetStatus(pb.GetStatusRequest())
+    assert len(st0.devices) == st0.gpus and m0["proofpipe_host_budget_bytes"] == st0.host_budget_bytes == 0, st0
+    for g in st0.devices:
+        assert g.memory_used_bytes <= g.memory_budget_bytes <= g.memory_total_bytes, g
+        for kind in ("total", "budget", "used", "peak"):
+            key = f'proofpipe_device_memory_bytes{{gpu="{g.device}",kind="{kind}"}}'
+            assert key in m0, f"{key} missing from the scrape"
+    assert sum(k.startswith("proofpipe_device_memory_bytes{") for k in m0) == 4 * st0.gpus, m0
 
     # ----- two jobs: paths (watched) and inline bytes (higher priority)
     a = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
@@ -271,6 +281,7 @@ def main():
 
     # ----- a partition larger than the whole --host-budget could never run: refused at Submit
     d = c.Daemon(args, data, os.path.join(args.work, "state-budget"), extra=["--host-budget", "64KiB"])
+    assert d.stub.GetStatus(pb.GetStatusRequest()).host_budget_bytes == 64 << 10
     c.expect_error(lambda: d.stub.Submit(pb.SubmitRequest(key_path="k/params", witness_paths=w)),
                    S.RESOURCE_EXHAUSTED, "witness_paths[0]", "--host-budget")
     assert d.stub.Prove(pb.SubmitRequest(key_path="small/params", witness_paths=["small/witness-0.ppw"]),

@@ -116,6 +116,14 @@ class CallScope {
   DeviceCalls* previous_;
 };
 
+// A device's memory as a backend uses it, in bytes.
+struct DeviceMemory {
+  uint64_t total = 0;   // the card's memory
+  uint64_t budget = 0;  // what the backend's allocations may take together
+  uint64_t used = 0;    // allocated by the backend now
+  uint64_t peak = 0;    // the most `used` has been since the backend started
+};
+
 // Intervals during which a device queue was executing work, in host steady_clock time. The
 // simulated device records them as it runs; a CUDA backend records them in finish() from the
 // elapsed times of its events, anchored to a host time stamp taken when an anchor event fired.

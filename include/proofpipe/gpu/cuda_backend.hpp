@@ -4,7 +4,8 @@
 // streams it) and keeps it — one device copy per key per GPU — until evict() or the backend's
 // end. Each resident key is its own slot domain (its arena's stage and msm slots).
 //
-// Memory: the arenas of the resident keys together stay within the budget. When a new key does
+// Memory: the arenas the backend holds stay within the budget together — those of the resident
+// keys and those of evicted keys whose last partitions are still in flight. When a new key does
 // not fit, idle keys (no partition in flight) are evicted, least recently used first; if it still
 // does not fit, the partition fails with a BackendError (the engine then proves it on the CPU).
 //
@@ -49,6 +50,7 @@ class CudaBackend final : public engine::Backend {
   ~CudaBackend() override;
 
   std::string name() const override { return name_; }
+  int device() const { return config_.device; }  // the CUDA ordinal
   // Nominal counts (the default domain); every key's domain has its plan's counts.
   int stage_slots() const override { return config_.gw; }
   int msm_slots() const override { return config_.gw; }
@@ -68,6 +70,8 @@ class CudaBackend final : public engine::Backend {
   // ends (at once when none is). False when the key is not resident here.
   bool evict(const ProvingKey* key);
   std::vector<ResidentKey> resident() const;
+  // The card, the budget, the arenas allocated now and their peak.
+  engine::DeviceMemory memory() const;
   bool is_resident(const ProvingKey* key) const;
   // SRS uploads (or pinnings, when streamed) made so far: one per key load.
   uint64_t key_loads() const { return key_loads_.load(); }
@@ -86,7 +90,14 @@ class CudaBackend final : public engine::Backend {
 
   CudaBackendConfig config_;
   std::string name_;
+  uint64_t card_ = 0;      // the card's memory
   uint64_t capacity_ = 0;  // budget for all arenas together
+  // Bytes of the arenas allocated now and their peak; shared with every Resident, whose arena
+  // may outlive its place in keys_ (evicted while in flight).
+  struct Arenas {
+    std::atomic<uint64_t> used{0}, peak{0};
+  };
+  std::shared_ptr<Arenas> arenas_ = std::make_shared<Arenas>();
   std::atomic<bool> healthy_{true};
   engine::DeviceCalls calls_;
   engine::DeviceTimeline timeline_;

@@ -40,9 +40,17 @@ struct KeyResidency {
   uint64_t arena_bytes = 0;
 };
 
+// One GPU of the runtime.
+struct GpuInfo {
+  int device = 0;               // CUDA ordinal
+  engine::DeviceMemory memory;  // the card, the budget, the keys' arenas now and at peak
+  uint32_t resident_keys = 0;   // keys with a copy on this GPU
+};
+
 struct Stats {
   engine::EngineStats engine;
   int gpus = 0;
+  std::vector<GpuInfo> devices;  // one per GPU, in the engine's order
   uint64_t key_loads = 0;      // SRS uploads (or pinnings, when streamed), all GPUs
   uint64_t key_evictions = 0;  // device copies dropped (evict() and making room)
   uint64_t partitions_on_cpu = 0;
