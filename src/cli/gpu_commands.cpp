@@ -20,8 +20,13 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
+  const gpu::BenchResult r = gpu::run_bench(b);
   fmt::print("{}\n", gpu::bench_header());
-  fmt::print("{}\n", gpu::bench_row(gpu::run_bench(b)));
+  fmt::print("{}\n", gpu::bench_row(r));
+  // The same in the anchors' key=value shape (../shared/notes/anchors.md), to divide by theirs.
+  const std::string op = r.op == "ntt" ? std::string("ntt-nr") : r.op + "-" + r.curve;
+  fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
+             r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms, r.op == "ntt" ? "" : " precomputed=0");
   return 0;
 #else
   (void)o;

@@ -68,27 +68,38 @@ PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const ui
   const uint64_t b0 = s * seg;
   if (b0 >= n) return;
   const uint64_t e0 = b0 + seg < n ? b0 + seg : n;
-  // Software pipelining: the next entry's point is loaded before the current addition, so the
-  // gather's memory latency overlaps the arithmetic (one dependent chain per thread).
+  // Where the run [i, j) of `key` goes: its part of a bucket that started in the previous
+  // segment (head), its start of a bucket that goes on into the next one (tail), or the whole
+  // bucket. The null key's run (digit 0) is summed and dropped.
+  auto flush = [&](uint64_t i, uint64_t j, uint32_t key, const XYZZ<C>& acc) {
+    if (key == null_key) return;
+    const bool from_previous = i == b0 && b0 > 0 && keys[b0 - 1] == key;
+    const bool into_next = j == e0 && e0 < n && keys[e0] == key;
+    if (from_previous) head[s] = acc;
+    else if (into_next) tail[s] = acc;
+    else buckets[key] = acc;
+  };
+  // One flat loop, one addition per entry: the threads of a warp stay in step on the additions
+  // whatever the lengths of their runs (a loop per run made every run cost the warp its longest
+  // one). A run ends with a store, the only divergent step. Software pipelining: the next
+  // entry's point is loaded before the current addition.
+  uint64_t start = b0;
+  uint32_t key = keys[b0];
+  XYZZ<C> acc = XYZZ<C>::infinity();
   Affine<C> next = signed_point(points, values[b0]);
-  for (uint64_t i = b0; i < e0;) {
-    const uint32_t key = keys[i];
-    uint64_t j = i;
-    XYZZ<C> acc = XYZZ<C>::infinity();
-    for (; j < e0 && keys[j] == key; ++j) {
-      const Affine<C> cur = next;
-      if (j + 1 < e0) next = signed_point(points, values[j + 1]);
-      acc = acc.add_mixed(cur);
+  for (uint64_t j = b0; j < e0; ++j) {
+    const Affine<C> cur = next;
+    if (j + 1 < e0) next = signed_point(points, values[j + 1]);
+    const uint32_t kj = keys[j];
+    if (kj != key) {
+      flush(start, j, key, acc);
+      acc = XYZZ<C>::infinity();
+      key = kj;
+      start = j;
     }
-    if (key != null_key) {
-      const bool from_previous = i == b0 && b0 > 0 && keys[b0 - 1] == key;
-      const bool into_next = j == e0 && e0 < n && keys[e0] == key;
-      if (from_previous) head[s] = acc;
-      else if (into_next) tail[s] = acc;
-      else buckets[key] = acc;
-    }
-    i = j;
+    acc = acc.add_mixed(cur);
   }
+  flush(start, e0, key, acc);
 }
 
 // Step 4 for segment s: when its last run continues into the next segment and started here
