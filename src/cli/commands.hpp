@@ -130,9 +130,14 @@ struct BenchGpuOptions {
   int lg = 20;
   int window = 0;            // msm window (0: default)
   int runs = 5, warmup = 1, device = 0;
+  bool cpu = false;  // msm only: time pp::msm on the host instead of the GPU kernel
+  int threads = 0;   // --cpu: worker threads (0: the global --threads, else all cores)
 };
 // GPU kernel benchmark on device-resident data: median of `runs` after `warmup`.
 int run_bench_gpu(const BenchGpuOptions& options);
+// `bench msm --cpu`: pp::msm on seeded random points and scalars, in a task arena of
+// `threads`; one key=value line (median of `runs` after `warmup`, wall ms).
+int run_bench_msm_cpu(const BenchGpuOptions& options);
 
 struct BenchFieldOptions {
   std::string op = "all";    // all | fp-mul | fp-sqr | fr-mul | fr-sqr

@@ -169,12 +169,17 @@ int main(int argc, char** argv) {
   pp::cli::BenchGpuOptions bench_gpu;
   std::vector<CLI::App*> gpu_benches;
   for (const char* op : {"msm", "ntt", "batch-add"}) {
-    auto* b = bench->add_subcommand(op, std::string("Time the GPU ") + op + " kernel on device-resident data");
+    auto* b = bench->add_subcommand(op, std::string("Time the GPU ") + op + " kernel on device-resident data" +
+                                            (std::string(op) == "msm" ? " (--cpu: the CPU msm)" : ""));
     b->add_option("--lg", bench_gpu.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
     if (std::string(op) != "ntt")
       b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
-    if (std::string(op) == "msm")
+    if (std::string(op) == "msm") {
       b->add_option("--window", bench_gpu.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
+      b->add_flag("--cpu", bench_gpu.cpu, "Time the CPU MSM (pp::msm) instead of the GPU kernel");
+      b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
+          ->check(CLI::NonNegativeNumber);
+    }
     b->add_option("--runs", bench_gpu.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
     b->add_option("--warmup", bench_gpu.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
     b->add_option("--device", bench_gpu.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
@@ -240,6 +245,10 @@ int main(int argc, char** argv) {
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;
       bench_gpu.op = b->get_name();
+      if (bench_gpu.cpu) {
+        if (bench_gpu.threads == 0) bench_gpu.threads = threads;
+        return pp::cli::run_bench_msm_cpu(bench_gpu);
+      }
       return pp::cli::run_bench_gpu(bench_gpu);
     }
   } catch (const std::exception& e) {
