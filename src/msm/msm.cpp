@@ -4,6 +4,7 @@
 #include "proofpipe/msm/digits.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/partitioner.h>
@@ -58,6 +59,12 @@ class BucketReducer {
   void push(uint32_t j, const XYZZ<C>& bucket) {
     if (prev_) acc_ += mul_small(sum_, prev_ - j);
     sum_ += bucket;
+    prev_ = j;
+  }
+  // An affine bucket: the mixed addition is 4M cheaper than the XYZZ one.
+  void push(uint32_t j, const Affine<C>& bucket) {
+    if (prev_) acc_ += mul_small(sum_, prev_ - j);
+    sum_ = sum_.add_mixed(bucket);
     prev_ = j;
   }
   XYZZ<C> finish() {
@@ -129,127 +136,225 @@ XYZZ<C> window_sum_sparse(const Affine<C>* pts, const int32_t* dig, std::size_t 
 // The same sum with affine bucket additions. An affine addition costs one field inversion plus
 // 2M + 1S, and one inversion serves a whole batch (Montgomery's trick: 3M per element), so with
 // large batches an addition is ~6M against ~10M for the XYZZ mixed addition (G1; G2 similar).
-// The points of a block are grouped by bucket (counting sort), then each bucket's list is summed
-// pairwise, level by level, with all buckets' pairs of a level sharing one inversion; the
-// bucket's running sum from earlier blocks rides along as one more point. Equal x (a doubling
-// or a cancellation) is rare and goes to a per-bucket XYZZ side sum instead.
+// The points of a block are grouped by bucket (a counting sort of their indices), then each
+// bucket's list is summed pairwise, level by level, with all buckets' pairs of a level sharing
+// one inversion. The first level reads the points through their indices (no copy of the
+// input); later levels work in place on the packed pair sums. Equal x (a doubling or a
+// cancellation) is rare and goes to a side list that the reduction adds with XYZZ formulas,
+// which handle both. The field products write into their destinations (mul_into, sqr_into):
+// by-value temporaries cost ~20% more per product on x86-64 (see Field::operator*=).
 template <class C>
 class AffineBuckets {
   using F = typename C::Field;
 
  public:
-  explicit AffineBuckets(std::size_t nb) : nb_(nb), acc_(nb, Affine<C>::infinity()), side_(nb, XYZZ<C>::infinity()) {}
+  // Empty buckets for a window of 2^(c-1); the scratch keeps its memory from earlier windows.
+  void reset(std::size_t nb) {
+    nb_ = nb;
+    acc_.assign(nb, Affine<C>::infinity());
+    side_.clear();
+    first_block_ = true;
+  }
 
   // Adds sign(d)·pts[i] to bucket |d| - 1 for the non-zero digits of [begin, end).
   void add_block(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end) {
-    start_.assign(nb_ + 1, 0);
+    // Counting sort of the indices (relative to begin, sign in the top bit) by bucket.
+    count_.assign(nb_, 0);
     for (std::size_t i = begin; i < end; ++i)
-      if (dig[i] != 0) ++start_[std::size_t(dig[i] > 0 ? dig[i] : -dig[i])];
-    for (std::size_t b = 0; b < nb_; ++b) start_[b + 1] += start_[b] + (acc_[b].is_infinity() ? 0 : 1);
-    list_.resize(start_[nb_]);
-    fill_ = start_;
-    for (std::size_t b = 0; b < nb_; ++b)
-      if (!acc_[b].is_infinity()) list_[fill_[b]++] = acc_[b];
+      if (dig[i] != 0) ++count_[std::size_t(dig[i] > 0 ? dig[i] : -dig[i]) - 1];
+    istart_.resize(nb_);
+    seg_.resize(nb_);
+    touched_.clear();
+    std::size_t si = 0, sl = 0;
+    for (std::size_t b = 0; b < nb_; ++b) {
+      istart_[b] = si;
+      seg_[b] = sl;
+      const uint32_t k = count_[b];
+      if (k == 0) continue;
+      touched_.push_back(uint32_t(b));
+      si += k;
+      // Level one leaves ceil(k/2) entries, plus the running sum of earlier blocks.
+      sl += (k + 1) / 2 + (acc_[b].is_infinity() ? 0 : 1);
+    }
+    idx_.resize(si);
+    list_.resize(sl);
+    fill_.assign(istart_.begin(), istart_.end());
     for (std::size_t i = begin; i < end; ++i) {
       const int32_t d = dig[i];
-      if (d > 0) list_[fill_[std::size_t(d) - 1]++] = pts[i];
-      else if (d < 0) list_[fill_[std::size_t(-d) - 1]++] = -pts[i];
+      if (d > 0) idx_[fill_[std::size_t(d) - 1]++] = uint32_t(i - begin);
+      else if (d < 0) idx_[fill_[std::size_t(-d) - 1]++] = uint32_t(i - begin) | kNeg;
     }
-    // count_[b]: how many points bucket b's segment holds now (segments keep their start).
-    count_.resize(nb_);
-    for (std::size_t b = 0; b < nb_; ++b) count_[b] = uint32_t(start_[b + 1] - start_[b]);
-    for (;;) {
-      // One level: pair (0,1), (2,3), ... in every bucket; an odd point out stays.
-      pairs_.clear();
-      for (std::size_t b = 0; b < nb_; ++b) {
-        const std::size_t s = start_[b];
-        for (uint32_t k = 0; k + 1 < count_[b]; k += 2) pairs_.push_back(Pair{uint32_t(b), uint32_t(s + k)});
-      }
-      if (pairs_.empty()) break;
-      den_.resize(pairs_.size());
-      pre_.resize(pairs_.size());
-      F acc = F::one();
-      for (std::size_t t = 0; t < pairs_.size(); ++t) {
-        const Affine<C>& p = list_[pairs_[t].at];
-        const Affine<C>& q = list_[pairs_[t].at + 1];
-        F d = q.x - p.x;
-        if (d.is_zero()) d = F::one();  // handled below without the inverse
-        den_[t] = d;
-        pre_[t] = acc;
-        acc = acc * d;
-      }
-      F inv = acc.inverse();
-      for (std::size_t t = pairs_.size(); t-- > 0;) {
-        const F di = inv * pre_[t];
-        inv = inv * den_[t];
-        Affine<C>& p = list_[pairs_[t].at];
-        const Affine<C>& q = list_[pairs_[t].at + 1];
-        if (p.x == q.x) {  // P + P or P - P: the side sum handles both (rare)
-          XYZZ<C>& side = side_[pairs_[t].bucket];
-          side = side.add_mixed(p).add_mixed(q);
-          p = Affine<C>::infinity();
-          continue;
-        }
-        const F lambda = (q.y - p.y) * di;
-        const F x3 = lambda.sqr() - p.x - q.x;
-        p.y = lambda * (p.x - x3) - p.y;
-        p.x = x3;
-      }
-      // Compact every segment: the pair sums (minus infinities) then the odd point out.
-      for (std::size_t b = 0; b < nb_; ++b) {
-        const std::size_t s = start_[b];
-        const uint32_t n = count_[b];
-        uint32_t out = 0;
-        for (uint32_t k = 0; k + 1 < n; k += 2)
-          if (!list_[s + k].is_infinity()) list_[s + out++] = list_[s + k];
-        if (n % 2 == 1) list_[s + out++] = list_[s + n - 1];
-        count_[b] = out;
-      }
+    // Level one: pairs of input points, read through idx_.
+    level(touched_, InputSource{pts + begin, idx_.data(), istart_.data(), idx_.size()}, !first_block_);
+    // Later levels: pairs of the packed sums in list_, written back in place.
+    next_.clear();
+    for (uint32_t b : touched_)
+      if (count_[b] >= 2) next_.push_back(b);
+    while (!next_.empty()) {
+      active_.swap(next_);
+      level(active_, ListSource{list_.data(), seg_.data()}, false);
+      next_.clear();
+      for (uint32_t b : active_)
+        if (count_[b] >= 2) next_.push_back(b);
     }
-    for (std::size_t b = 0; b < nb_; ++b) acc_[b] = count_[b] ? list_[start_[b]] : Affine<C>::infinity();
+    for (uint32_t b : touched_) acc_[b] = count_[b] ? list_[seg_[b]] : Affine<C>::infinity();
+    first_block_ = false;
   }
 
-  XYZZ<C> reduce() const {
+  XYZZ<C> reduce() {
+    std::sort(side_.begin(), side_.end(), [](const Side& a, const Side& b) { return a.bucket > b.bucket; });
     BucketReducer<C> red;
+    std::size_t s = 0;
     for (std::size_t j = nb_; j >= 1; --j) {
-      const XYZZ<C> b = side_[j - 1].add_mixed(acc_[j - 1]);
-      if (!b.is_infinity()) red.push(uint32_t(j), b);
+      const Affine<C>& a = acc_[j - 1];
+      if (s < side_.size() && side_[s].bucket == j - 1) {
+        XYZZ<C> b = XYZZ<C>::from_affine(a);
+        for (; s < side_.size() && side_[s].bucket == j - 1; ++s) b = b.add_mixed(side_[s].p);
+        if (!b.is_infinity()) red.push(uint32_t(j), b);
+      } else if (!a.is_infinity()) {
+        red.push(uint32_t(j), a);
+      }
     }
     return red.finish();
   }
 
  private:
-  struct Pair {
-    uint32_t bucket, at;
+  static constexpr uint32_t kNeg = uint32_t(1) << 31;
+  struct Side {
+    std::size_t bucket;
+    Affine<C> p;
   };
-  std::size_t nb_;
+
+  // Level one's entries: the block's points through the sorted indices. Their reads are
+  // scattered over the whole input, so each pass fetches the points kAhead entries ahead.
+  struct InputSource {
+    const Affine<C>* pts;
+    const uint32_t* idx;
+    const std::size_t* start;
+    std::size_t size;
+    static constexpr std::size_t kAhead = 12;
+    const F& x(uint32_t b, uint32_t j) const { return pts[idx[start[b] + j] & ~kNeg].x; }
+    Affine<C> get(uint32_t b, uint32_t j) const {
+      const uint32_t e = idx[start[b] + j];
+      Affine<C> p = pts[e & ~kNeg];
+      if (e & kNeg) p.y = -p.y;
+      return p;
+    }
+    void prefetch(uint32_t b, uint32_t j) const {
+      const std::size_t at = start[b] + j + kAhead;
+      if (at < size) {
+        const char* a = reinterpret_cast<const char*>(pts + (idx[at] & ~kNeg));
+        __builtin_prefetch(a);
+        __builtin_prefetch(a + sizeof(Affine<C>) - 1);
+      }
+    }
+  };
+  // Later levels' entries: the packed sums, read in order (the hardware prefetches).
+  struct ListSource {
+    const Affine<C>* list;
+    const std::size_t* seg;
+    const F& x(uint32_t b, uint32_t j) const { return list[seg[b] + j].x; }
+    Affine<C> get(uint32_t b, uint32_t j) const { return list[seg[b] + j]; }
+    void prefetch(uint32_t, uint32_t) const {}
+  };
+
+  // One pairing level over the buckets in `buckets`, each holding count_[b] entries that
+  // src reads: entries 2i and 2i+1 become one sum at list_[seg_[b] + out], an odd last entry
+  // moves down after them, then (with_acc) the bucket's running sum of earlier blocks;
+  // count_[b] becomes the number written. Writes never pass the reads: output out <= i reads
+  // entries 2i, 2i+1 first (get returns a copy).
+  template <class Src>
+  void level(const std::vector<uint32_t>& buckets, const Src& src, bool with_acc) {
+    std::size_t pairs = 0;
+    for (uint32_t b : buckets) pairs += count_[b] / 2;
+    den_.resize(pairs);
+    pre_.resize(pairs);
+    // Forward: prefix products of the x differences (1M each).
+    F acc = F::one();
+    std::size_t t = 0;
+    for (uint32_t b : buckets) {
+      const uint32_t k = count_[b];
+      for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
+        src.prefetch(b, j);
+        src.prefetch(b, j + 1);
+        F& d = den_[t];
+        d = src.x(b, j + 1) - src.x(b, j);
+        if (d.is_zero()) d = F::one();  // equal x: no inverse needed (side list)
+        pre_[t] = acc;
+        acc *= d;
+      }
+    }
+    // Backward: pre_[t] becomes 1/den_[t] (2M each).
+    if (pairs) {
+      F inv = acc.inverse();
+      for (std::size_t u = pairs; u-- > 0;) {
+        mul_into(pre_[u], pre_[u], inv);
+        inv *= den_[u];
+      }
+    }
+    // The additions: lambda = dy/dx, x3 = lambda^2 - x1 - x2, y3 = lambda(x1 - x3) - y1.
+    t = 0;
+    for (uint32_t b : buckets) {
+      const uint32_t k = count_[b];
+      Affine<C>* out = list_.data() + seg_[b];
+      uint32_t o = 0;
+      for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
+        src.prefetch(b, j);
+        src.prefetch(b, j + 1);
+        const Affine<C> p = src.get(b, j), q = src.get(b, j + 1);
+        if (p.x == q.x) {  // P + P or P - P: the XYZZ side sum handles both (rare)
+          side_.push_back(Side{b, p});
+          side_.push_back(Side{b, q});
+          continue;
+        }
+        F lambda, l2, y3;
+        const F dy = q.y - p.y;
+        mul_into(lambda, dy, pre_[t]);
+        sqr_into(l2, lambda);
+        const F x3 = l2 - p.x - q.x;
+        const F dx = p.x - x3;
+        mul_into(y3, lambda, dx);
+        out[o].x = x3;
+        out[o].y = y3 - p.y;
+        ++o;
+      }
+      if (k % 2 == 1) out[o++] = src.get(b, k - 1);
+      if (with_acc && !acc_[b].is_infinity()) out[o++] = acc_[b];
+      count_[b] = o;
+    }
+  }
+
+  std::size_t nb_ = 0;
+  bool first_block_ = true;
   std::vector<Affine<C>> acc_, list_;
-  std::vector<XYZZ<C>> side_;
-  std::vector<std::size_t> start_, fill_;
-  std::vector<uint32_t> count_;
-  std::vector<Pair> pairs_;
+  std::vector<Side> side_;
+  std::vector<uint32_t> count_, idx_, touched_, active_, next_;
+  std::vector<std::size_t> istart_, seg_, fill_;
   std::vector<F> den_, pre_;
 };
 
 template <class C>
-XYZZ<C> window_sum_affine(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c) {
+XYZZ<C> window_sum_affine(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c,
+                          AffineBuckets<C>& buckets) {
   const std::size_t nb = std::size_t(1) << (c - 1);
-  // Blocks bound the scratch memory (a copy of the block's points) for any n; each block also
-  // re-adds the nb running sums, so blocks are several times the bucket count.
-  const std::size_t block = std::max<std::size_t>(8 * nb, std::size_t(1) << 14);
-  AffineBuckets<C> buckets(nb);
+  // Blocks bound the scratch memory (half a copy of the block's points) for any n; each block
+  // after the first also re-adds the nb running sums, so blocks are several times the bucket
+  // count, and at least 2^16 points (one block for the sizes a single thread meets).
+  const std::size_t block = std::max<std::size_t>(8 * nb, std::size_t(1) << 16);
+  buckets.reset(nb);
   for (std::size_t b = begin; b < end; b += block) buckets.add_block(pts, dig, b, std::min(end, b + block));
   return buckets.reduce();
 }
 
 template <class C>
-XYZZ<C> window_sum(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c) {
+XYZZ<C> window_sum(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c,
+                   AffineBuckets<C>& scratch) {
   // The array costs a fill and a scan per bucket, sorting about log2(m) compares per point.
   const std::size_t m = end - begin, nb = std::size_t(1) << (c - 1);
   if (m * 16 < nb) return window_sum_sparse(pts, dig, begin, end);
   // Affine batches pay off once a level's pairs amortise the inversion: several points per
   // bucket and enough of them.
-  if (m >= 4 * nb && m >= 256) return window_sum_affine(pts, dig, begin, end, c);
+  if (m >= 4 * nb && m >= 256) return window_sum_affine(pts, dig, begin, end, c, scratch);
   return window_sum_dense(pts, dig, begin, end, c);
 }
 
@@ -315,6 +420,8 @@ Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, 
   const int threads = tbb::this_task_arena::max_concurrency();
   const std::size_t k = choose_chunks(n, c, nw, threads);
   std::vector<XYZZ<C>> partial(std::size_t(nw) * k, XYZZ<C>::infinity());
+  // Each worker's affine bucket scratch, kept across its windows (no re-allocation per task).
+  tbb::enumerable_thread_specific<AffineBuckets<C>> scratch;
   // One task per (window, chunk): they are near-equal in cost, so no further splitting helps.
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, partial.size(), 1),
@@ -322,7 +429,7 @@ Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, 
         for (std::size_t t = r.begin(); t != r.end(); ++t) {
           const std::size_t w = t / k, j = t % k;
           const std::size_t begin = n * j / k, end = n * (j + 1) / k;
-          partial[t] = window_sum(points.data(), digits.data() + w * n, begin, end, c);
+          partial[t] = window_sum(points.data(), digits.data() + w * n, begin, end, c, scratch.local());
         }
       },
       tbb::simple_partitioner());

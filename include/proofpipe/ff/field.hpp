@@ -795,6 +795,16 @@ struct alignas(8) Field {
 #endif
   }
   PP_HD Field dbl() const { return *this + *this; }
+  // r = a·b and r = a^2 written straight into r's limbs (no temporary to copy, see
+  // operator*=): for hot formulas whose results land in existing variables. r may alias a or b.
+  PP_HD friend void mul_into(Field& r, const Field& a, const Field& b) {
+#if PP_DEVICE_CODE
+    r = a * b;
+#else
+    detail::mont_mul_host<P>(r.l, a.l, b.l);
+#endif
+  }
+  PP_HD friend void sqr_into(Field& r, const Field& a) { mul_into(r, a, a); }
 
   // x^e for e given as little-endian limbs of any count (left-to-right binary).
   template <int M>
