@@ -2,6 +2,7 @@
 #include "proofpipe/msm/msm.hpp"
 
 #include "proofpipe/msm/digits.hpp"
+#include "proofpipe/msm/glv.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -24,29 +25,49 @@ namespace pp {
 namespace {
 
 using msm_digits::mul_small;
-using msm_digits::num_windows;
 constexpr int kMaxWindow = 20;
 
-// Signed digits of every scalar, window-major (digits[w*n + i]) so that the bucket pass over
-// one window streams through memory. A point at infinity gets all-zero digits: it contributes
-// nothing and would only cost a bucket visit.
+// The GLV split doubles the points (P_i, then φ(P_i) at n + i) and halves the scalars.
+constexpr int kHalfBits = 128;  // glv::split's k1, k2 < 2^128
+constexpr int glv_windows(int c) { return kHalfBits / c + 1; }  // as num_windows, for 128 bits
+
+// Signed digits of every half scalar, window-major (digits[w*2n + j]) so that the bucket pass
+// over one window streams through memory: column i holds k1 (for P_i), column n + i holds k2
+// (for φ(P_i)). A point at infinity gets all-zero digits: it contributes nothing and would
+// only cost a bucket visit.
 template <class C>
 std::vector<int32_t> signed_digits(std::span<const Affine<C>> points, std::span<const Fr> scalars,
                                    int c, int nw) {
-  const std::size_t n = scalars.size();
-  std::vector<int32_t> digits(std::size_t(nw) * n);
+  const std::size_t n = scalars.size(), m = 2 * n;
+  std::vector<int32_t> digits(std::size_t(nw) * m);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       if (points[i].is_infinity()) {
-        for (int w = 0; w < nw; ++w) digits[std::size_t(w) * n + i] = 0;
+        for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + i] = digits[std::size_t(w) * m + n + i] = 0;
         continue;
       }
-      uint64_t k[4];
+      uint64_t k[4], k1[4], k2[4];
       scalars[i].to_canonical(k);
-      msm_digits::signed_digits(k, c, nw, digits.data() + i, n);
+      glv::split(k, k1, k2);
+      msm_digits::signed_digits(k1, c, nw, digits.data() + i, m);
+      msm_digits::signed_digits(k2, c, nw, digits.data() + n + i, m);
     }
   });
   return digits;
+}
+
+// The 2n points the digits refer to: P_i and φ(P_i) = (β·x, y) (one product each).
+template <class C>
+std::vector<Affine<C>> glv_points(std::span<const Affine<C>> points) {
+  const std::size_t n = points.size();
+  std::vector<Affine<C>> out(2 * n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      out[i] = points[i];
+      out[n + i] = glv::endo(points[i]);
+    }
+  });
+  return out;
 }
 
 // sum_j j·B_j fed with the non-empty buckets in decreasing j, as the running sum sum_t S_t
@@ -269,6 +290,7 @@ class AffineBuckets {
     for (uint32_t b : buckets) pairs += count_[b] / 2;
     den_.resize(pairs);
     pre_.resize(pairs);
+    at_.resize(pairs);
     // Forward: prefix products of the x differences (1M each).
     F acc = F::one();
     std::size_t t = 0;
@@ -277,6 +299,7 @@ class AffineBuckets {
       for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
         src.prefetch(b, j);
         src.prefetch(b, j + 1);
+        at_[t] = PairAt{b, j};
         F& d = den_[t];
         d = src.x(b, j + 1) - src.x(b, j);
         if (d.is_zero()) d = F::one();  // equal x: no inverse needed (side list)
@@ -292,31 +315,55 @@ class AffineBuckets {
         inv *= den_[u];
       }
     }
-    // The additions: lambda = dy/dx, x3 = lambda^2 - x1 - x2, y3 = lambda(x1 - x3) - y1.
+    // The additions, two pairs at a time: one addition is a chain of three dependent products
+    // (lambda, lambda^2, y3), and the products of two independent ones interleave. Pair (b, j)
+    // writes list_[seg_[b] + j/2], below every entry that a later pair of the bucket reads
+    // (each step loads its inputs first). A doubling or cancellation leaves infinity there,
+    // which no real sum can be, for the compaction below.
+    bool holes = false;
     t = 0;
+    for (; t + 1 < pairs; t += 2) {
+      src.prefetch(at_[t].b, at_[t].j + 2);
+      src.prefetch(at_[t].b, at_[t].j + 3);
+      src.prefetch(at_[t + 1].b, at_[t + 1].j + 2);
+      src.prefetch(at_[t + 1].b, at_[t + 1].j + 3);
+      const Affine<C> p0 = src.get(at_[t].b, at_[t].j), q0 = src.get(at_[t].b, at_[t].j + 1);
+      const Affine<C> p1 = src.get(at_[t + 1].b, at_[t + 1].j), q1 = src.get(at_[t + 1].b, at_[t + 1].j + 1);
+      Affine<C>& r0 = list_[seg_[at_[t].b] + at_[t].j / 2];
+      Affine<C>& r1 = list_[seg_[at_[t + 1].b] + at_[t + 1].j / 2];
+      if (p0.x == q0.x || p1.x == q1.x) {  // rare: one at a time
+        holes |= add_pair(r0, p0, q0, pre_[t], at_[t].b);
+        holes |= add_pair(r1, p1, q1, pre_[t + 1], at_[t + 1].b);
+        continue;
+      }
+      F l0, l1, s0, s1, y0, y1;
+      const F dy0 = q0.y - p0.y, dy1 = q1.y - p1.y;
+      mul_into(l0, dy0, pre_[t]);
+      mul_into(l1, dy1, pre_[t + 1]);
+      sqr_into(s0, l0);
+      sqr_into(s1, l1);
+      const F x0 = s0 - p0.x - q0.x, x1 = s1 - p1.x - q1.x;
+      const F d0 = p0.x - x0, d1 = p1.x - x1;
+      mul_into(y0, l0, d0);
+      mul_into(y1, l1, d1);
+      r0.x = x0;
+      r0.y = y0 - p0.y;
+      r1.x = x1;
+      r1.y = y1 - p1.y;
+    }
+    if (t < pairs) {
+      const Affine<C> p = src.get(at_[t].b, at_[t].j), q = src.get(at_[t].b, at_[t].j + 1);
+      holes |= add_pair(list_[seg_[at_[t].b] + at_[t].j / 2], p, q, pre_[t], at_[t].b);
+    }
+    // Per bucket: drop the holes, then the odd entry out and the running sum of earlier blocks.
     for (uint32_t b : buckets) {
       const uint32_t k = count_[b];
       Affine<C>* out = list_.data() + seg_[b];
-      uint32_t o = 0;
-      for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
-        src.prefetch(b, j);
-        src.prefetch(b, j + 1);
-        const Affine<C> p = src.get(b, j), q = src.get(b, j + 1);
-        if (p.x == q.x) {  // P + P or P - P: the XYZZ side sum handles both (rare)
-          side_.push_back(Side{b, p});
-          side_.push_back(Side{b, q});
-          continue;
-        }
-        F lambda, l2, y3;
-        const F dy = q.y - p.y;
-        mul_into(lambda, dy, pre_[t]);
-        sqr_into(l2, lambda);
-        const F x3 = l2 - p.x - q.x;
-        const F dx = p.x - x3;
-        mul_into(y3, lambda, dx);
-        out[o].x = x3;
-        out[o].y = y3 - p.y;
-        ++o;
+      uint32_t o = k / 2;
+      if (holes) {
+        o = 0;
+        for (uint32_t j = 0; j < k / 2; ++j)
+          if (!out[j].is_infinity()) out[o++] = out[j];
       }
       if (k % 2 == 1) out[o++] = src.get(b, k - 1);
       if (with_acc && !acc_[b].is_infinity()) out[o++] = acc_[b];
@@ -324,6 +371,31 @@ class AffineBuckets {
     }
   }
 
+  // r = p + q for p.x != q.x with inv = 1/(q.x - p.x); for p.x == q.x (P + P or P - P) the
+  // points go to the side list, which the reduction adds with XYZZ formulas that handle both,
+  // r becomes infinity and the result is true.
+  bool add_pair(Affine<C>& r, const Affine<C>& p, const Affine<C>& q, const F& inv, uint32_t b) {
+    if (p.x == q.x) {
+      side_.push_back(Side{b, p});
+      side_.push_back(Side{b, q});
+      r = Affine<C>::infinity();
+      return true;
+    }
+    F lambda, l2, y3;
+    const F dy = q.y - p.y;
+    mul_into(lambda, dy, inv);
+    sqr_into(l2, lambda);
+    const F x3 = l2 - p.x - q.x;
+    const F dx = p.x - x3;
+    mul_into(y3, lambda, dx);
+    r.x = x3;
+    r.y = y3 - p.y;
+    return false;
+  }
+
+  struct PairAt {
+    uint32_t b, j;
+  };
   std::size_t nb_ = 0;
   bool first_block_ = true;
   std::vector<Affine<C>> acc_, list_;
@@ -331,6 +403,7 @@ class AffineBuckets {
   std::vector<uint32_t> count_, idx_, touched_, active_, next_;
   std::vector<std::size_t> istart_, seg_, fill_;
   std::vector<F> den_, pre_;
+  std::vector<PairAt> at_;
 };
 
 template <class C>
@@ -411,11 +484,14 @@ Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, 
   if (options.window_bits < 0 || options.window_bits > kMaxWindow)
     throw std::invalid_argument("msm: window_bits must be 0 (auto) or 1.." + std::to_string(kMaxWindow) +
                                 ", got " + std::to_string(options.window_bits));
-  const std::size_t n = points.size();
-  if (n == 0) return Jacobian<C>::infinity();
-  const int c = options.window_bits ? options.window_bits : msm_default_window(n);
-  const int nw = num_windows(c);
+  if (points.empty()) return Jacobian<C>::infinity();
+  const int c = options.window_bits ? options.window_bits : msm_default_window(points.size());
+  // GLV: sum_i k_i·P_i = sum_i k1_i·P_i + k2_i·φ(P_i), an MSM over twice the points with
+  // 128-bit scalars: as many bucket additions, half the windows (bucket reductions).
+  const int nw = glv_windows(c);
   const std::vector<int32_t> digits = signed_digits(points, scalars, c, nw);
+  const std::vector<Affine<C>> glv_pts = glv_points(points);
+  const std::size_t n = glv_pts.size();
 
   const int threads = tbb::this_task_arena::max_concurrency();
   const std::size_t k = choose_chunks(n, c, nw, threads);
@@ -429,7 +505,7 @@ Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, 
         for (std::size_t t = r.begin(); t != r.end(); ++t) {
           const std::size_t w = t / k, j = t % k;
           const std::size_t begin = n * j / k, end = n * (j + 1) / k;
-          partial[t] = window_sum(points.data(), digits.data() + w * n, begin, end, c, scratch.local());
+          partial[t] = window_sum(glv_pts.data(), digits.data() + w * n, begin, end, c, scratch.local());
         }
       },
       tbb::simple_partitioner());

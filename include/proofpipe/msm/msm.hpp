@@ -20,7 +20,8 @@ struct MsmOptions {
 int msm_default_window(std::size_t n);
 
 // sum_i scalars[i] · points[i]. Scalars are Fr in Montgomery form (as everywhere in the
-// library); points may include infinity. points.size() must equal scalars.size()
+// library); points may include infinity. Internally a GLV split (msm/glv.hpp) turns it into an
+// MSM over 2n points with 128-bit scalars; the window applies to those. points.size() must equal scalars.size()
 // (std::invalid_argument otherwise). Multithreaded with oneTBB: it uses the calling thread's
 // task arena, so a caller limits the threads with a tbb::task_arena.
 template <class C>
