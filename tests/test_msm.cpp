@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "proofpipe/msm/glv.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "random_data.hpp"
 
@@ -422,6 +423,185 @@ TYPED_TEST(MsmEdge, CarryBoundaryDigits) {
       expect_msm<C>(p1, k1, c, scalar_mul(p1[0], pat[i]));
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The affine bucket accumulation (batches of pairwise additions sharing one inversion) and the
+// GLV split. Every case has enough points per window (>= 256, >= 4 per bucket) for the affine
+// path at the windows used, and forces what a batch cannot add with the affine formula: equal
+// points in a bucket (a doubling), P and -P (a cancellation), at the first pairing level and
+// at later ones.
+
+template <class C>
+Affine<C> negated(const Affine<C>& p) {
+  return -p;
+}
+
+Fr lambda_fr() {
+  return fr_from_limbs(glv::kLambda[0], glv::kLambda[1], 0, 0);
+}
+
+// phi acts as multiplication by lambda on both groups (kBeta<C> is the root that makes it so).
+TYPED_TEST(MsmEdge, EndomorphismIsLambda) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x480);
+  const auto pts = random_points<C>(8, seed);
+  for (const auto& p : pts) {
+    const Affine<C> q = glv::endo(p);
+    EXPECT_TRUE(q.is_on_curve());
+    EXPECT_EQ(Jacobian<C>::from_affine(q), scalar_mul(p, lambda_fr()));
+  }
+  EXPECT_TRUE(glv::endo(Affine<C>::infinity()).is_infinity());
+}
+
+TEST(GlvSplit, RecombinesAndStaysBelow128Bits) {
+  PP_SEED(seed, 0x490);
+  std::mt19937_64 rng(seed);
+  const Fr lam = lambda_fr();
+  std::vector<Fr> ks = {Fr::zero(), Fr::one(), lam - Fr::one(), lam, lam + Fr::one(), lam * lam,
+                        lam * lam - Fr::one(), lam + lam, -Fr::one(), -lam, -(lam + Fr::one())};
+  for (int i = 0; i < 2000; ++i) ks.push_back(random_fr(rng));
+  for (const Fr& k : ks) {
+    uint64_t c[4], k1[4], k2[4];
+    k.to_canonical(c);
+    glv::split(c, k1, k2);
+    EXPECT_EQ(k1[2] | k1[3] | k2[2] | k2[3], 0u);
+    // k1 < lambda
+    EXPECT_TRUE(k1[1] < glv::kLambda[1] || (k1[1] == glv::kLambda[1] && k1[0] < glv::kLambda[0]));
+    EXPECT_EQ(fr_from_limbs(k1[0], k1[1], 0, 0) + fr_from_limbs(k2[0], k2[1], 0, 0) * lam, k);
+  }
+}
+
+template <class C>
+void expect_affine_case(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, const char* what) {
+  SCOPED_TRACE(what);
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  for (int c : {3, 5, 7}) expect_msm<C>(pts, ks, c, want);
+  expect_msm<C>(pts, ks, 0, want);
+}
+
+// One point 600 times with one scalar: every pair of every level in its buckets is a doubling.
+TYPED_TEST(MsmEdge, AffineAllEqualPointsAndScalars) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x4a0);
+  const Affine<C> p = random_points<C>(1, seed)[0];
+  std::mt19937_64 rng(seed + 1);
+  const Fr k = random_fr(rng);
+  const std::vector<Affine<C>> pts(600, p);
+  const std::vector<Fr> same(pts.size(), k);
+  Fr total = Fr::zero();
+  for (std::size_t i = 0; i < pts.size(); ++i) total += k;
+  const Jacobian<C> want = scalar_mul(p, total);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c : {3, 5, 7, 0}) expect_msm<C>(pts, same, c, want);
+  // The same point with scalar 1: one bucket, 600 copies (doublings all the way up).
+  const std::vector<Fr> ones(pts.size(), Fr::one());
+  for (int c : {3, 7, 0}) expect_msm<C>(pts, ones, c, scalar_mul(p, Fr::from_u64(600)));
+}
+
+// Random points, each followed by its negation with the same scalar: the whole sum cancels,
+// pair by pair at the first level, and sums of them meet their negations at later levels.
+TYPED_TEST(MsmEdge, AffineEveryPointCancelled) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x4b0);
+  const auto base = random_points<C>(200, seed);
+  const auto kb = random_scalars(base.size(), seed + 1);
+  std::vector<Affine<C>> pts;
+  std::vector<Fr> ks;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    pts.push_back(base[i]);
+    ks.push_back(kb[i]);
+    pts.push_back(negated(base[i]));
+    ks.push_back(kb[i]);
+  }
+  for (int c : {3, 5, 7, 0}) EXPECT_TRUE(msm<C>(pts, ks, MsmOptions{c}).is_infinity()) << "window " << c;
+  // The same scalar everywhere: P and -P land in the same buckets of every window.
+  const std::vector<Fr> same(pts.size(), kb[0]);
+  for (int c : {3, 5, 7, 0}) EXPECT_TRUE(msm<C>(pts, same, MsmOptions{c}).is_infinity()) << "window " << c;
+  // One uncancelled point on top: the result is that point's term alone.
+  pts.push_back(base[0]);
+  ks.push_back(kb[1]);
+  expect_affine_case<C>(pts, ks, "all cancelled but one");
+}
+
+// A mix: duplicates, negations, infinities and zero scalars spread through random points, so
+// the special pairs sit among ordinary ones in the same batches.
+TYPED_TEST(MsmEdge, AffineMixedSpecialPairs) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x4c0);
+  std::mt19937_64 rng(seed);
+  const auto base = random_points<C>(120, seed + 1);
+  std::vector<Affine<C>> pts;
+  std::vector<Fr> ks;
+  const Fr k_same = random_fr(rng);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    switch (rng() % 6) {
+      case 0:  // the point twice, same scalar
+        pts.insert(pts.end(), {base[i], base[i]});
+        ks.insert(ks.end(), {k_same, k_same});
+        break;
+      case 1:  // P, -P, P: one cancellation and a survivor
+        pts.insert(pts.end(), {base[i], negated(base[i]), base[i]});
+        ks.insert(ks.end(), {k_same, k_same, k_same});
+        break;
+      case 2:  // an infinity with a scalar, the point with scalar zero
+        pts.insert(pts.end(), {Affine<C>::infinity(), base[i]});
+        ks.insert(ks.end(), {random_fr(rng), Fr::zero()});
+        break;
+      default:
+        pts.push_back(base[i]);
+        ks.push_back(random_fr(rng));
+    }
+  }
+  while (pts.size() < 300) {  // fill up with ordinary terms
+    pts.push_back(base[pts.size() % base.size()]);
+    ks.push_back(random_fr(rng));
+  }
+  expect_affine_case<C>(pts, ks, "mixed");
+}
+
+// The GLV halves collide with other inputs: P with scalar lambda becomes phi(P) with digit 1
+// (k1 = 0, k2 = 1), the same as phi(P) given as an input with scalar 1: equal points in one
+// bucket (a doubling); -phi(P) with scalar 1 cancels it instead.
+TYPED_TEST(MsmEdge, AffineGlvHalvesMeetInputs) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x4d0);
+  const auto base = random_points<C>(160, seed);
+  const Fr lam = lambda_fr();
+  std::vector<Affine<C>> pts;
+  std::vector<Fr> ks;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    pts.push_back(base[i]);
+    ks.push_back(lam);
+    pts.push_back(i % 2 ? glv::endo(base[i]) : negated(glv::endo(base[i])));
+    ks.push_back(Fr::one());
+  }
+  expect_affine_case<C>(pts, ks, "phi(P) meets P·lambda");
+  // Only the cancelling half: the sum is the other half's doubled points.
+  std::vector<Affine<C>> even;
+  std::vector<Fr> keven;
+  for (std::size_t i = 0; i < pts.size(); i += 4) {
+    even.insert(even.end(), {pts[i], pts[i + 1]});
+    keven.insert(keven.end(), {ks[i], ks[i + 1]});
+  }
+  EXPECT_TRUE(msm_naive<C>(even, keven).is_infinity());
+  for (int c : {2, 3, 0}) EXPECT_TRUE(msm<C>(even, keven, MsmOptions{c}).is_infinity()) << "window " << c;
+}
+
+TYPED_TEST(MsmEdge, SinglePointAnyScalar) {
+  using C = TypeParam;
+  PP_SEED(seed, 0x4e0);
+  const Affine<C> p = random_points<C>(1, seed)[0];
+  const Fr lam = lambda_fr();
+  for (const Fr& k : {Fr::one(), Fr::from_u64(2), lam, lam + Fr::one(), lam - Fr::one(), -Fr::one(), -lam}) {
+    const std::vector<Affine<C>> one_pt{p};
+    const std::vector<Fr> one_k{k};
+    for (int c : {0, 1, 4, 13}) expect_msm<C>(one_pt, one_k, c, scalar_mul(p, k));
+  }
+  const std::vector<Affine<C>> one_pt{p};
+  EXPECT_TRUE(msm<C>(one_pt, std::vector<Fr>{Fr::zero()}).is_infinity());
+  const std::vector<Affine<C>> inf{Affine<C>::infinity()};
+  EXPECT_TRUE(msm<C>(inf, std::vector<Fr>{Fr::one()}).is_infinity());
 }
 
 TYPED_TEST(MsmEdge, MismatchedLengthsThrow) {
