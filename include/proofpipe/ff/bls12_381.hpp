@@ -73,26 +73,41 @@ struct alignas(8) Fp2 {
   PP_HD Fp2 operator*(const Fp& s) const { return {c0 * s, c1 * s}; }
   // The same products written into r through Fp's mul_into (no Fp temporaries to copy);
   // r may alias a or b: every input is read before r is written.
-  PP_HD friend void mul_into(Fp2& r, const Fp2& a, const Fp2& b) {
-    Fp v0, v1, s;
+  PP_HD PP_INLINE friend void mul_into(Fp2& r, const Fp2& a, const Fp2& b) {
+    Fp v0, v1, s, sa, sb;
     mul_into(v0, a.c0, b.c0);
     mul_into(v1, a.c1, b.c1);
-    const Fp sa = a.c0 + a.c1, sb = b.c0 + b.c1;
+    add_into(sa, a.c0, a.c1);
+    add_into(sb, b.c0, b.c1);
     mul_into(s, sa, sb);
-    r.c0 = v0 - v1;
-    r.c1 = s - v0 - v1;
+    sub_into(r.c0, v0, v1);
+    sub_into(s, s, v0);
+    sub_into(r.c1, s, v1);
   }
-  PP_HD friend void sqr_into(Fp2& r, const Fp2& a) {
-    Fp m, t;
-    const Fp s = a.c0 + a.c1, d = a.c0 - a.c1;
+  PP_HD PP_INLINE friend void sqr_into(Fp2& r, const Fp2& a) {
+    Fp m, t, s, d;
+    add_into(s, a.c0, a.c1);
+    sub_into(d, a.c0, a.c1);
     mul_into(m, a.c0, a.c1);
     mul_into(t, s, d);
     r.c0 = t;
-    r.c1 = m + m;
+    add_into(r.c1, m, m);
   }
-  PP_HD friend void mul_into(Fp2& r, const Fp2& a, const Fp& s) {
+  PP_HD PP_INLINE friend void mul_into(Fp2& r, const Fp2& a, const Fp& s) {
     mul_into(r.c0, a.c0, s);
     mul_into(r.c1, a.c1, s);
+  }
+  PP_HD PP_INLINE friend void add_into(Fp2& r, const Fp2& a, const Fp2& b) {
+    add_into(r.c0, a.c0, b.c0);
+    add_into(r.c1, a.c1, b.c1);
+  }
+  PP_HD PP_INLINE friend void sub_into(Fp2& r, const Fp2& a, const Fp2& b) {
+    sub_into(r.c0, a.c0, b.c0);
+    sub_into(r.c1, a.c1, b.c1);
+  }
+  PP_HD PP_INLINE friend void neg_into_if(Fp2& r, const Fp2& a, bool neg) {
+    neg_into_if(r.c0, a.c0, neg);
+    neg_into_if(r.c1, a.c1, neg);
   }
   PP_HD Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
   PP_HD Fp2& operator-=(const Fp2& b) { return *this = *this - b; }

@@ -797,14 +797,41 @@ struct alignas(8) Field {
   PP_HD Field dbl() const { return *this + *this; }
   // r = a·b and r = a^2 written straight into r's limbs (no temporary to copy, see
   // operator*=): for hot formulas whose results land in existing variables. r may alias a or b.
-  PP_HD friend void mul_into(Field& r, const Field& a, const Field& b) {
+  // Forced inline, as the add/sub forms below: a hot loop should not pay a call around the
+  // kernel's own call (the compiler keeps the by-value operators out of line).
+  PP_HD PP_INLINE friend void mul_into(Field& r, const Field& a, const Field& b) {
 #if PP_DEVICE_CODE
     r = a * b;
 #else
     detail::mont_mul_host<P>(r.l, a.l, b.l);
 #endif
   }
-  PP_HD friend void sqr_into(Field& r, const Field& a) { mul_into(r, a, a); }
+  PP_HD PP_INLINE friend void sqr_into(Field& r, const Field& a) { mul_into(r, a, a); }
+  PP_HD PP_INLINE friend void add_into(Field& r, const Field& a, const Field& b) {
+#if PP_DEVICE_CODE
+    r = a + b;
+#else
+    detail::mod_add_host<N>(r.l, a.l, b.l, Consts::modulus.v);
+#endif
+  }
+  PP_HD PP_INLINE friend void sub_into(Field& r, const Field& a, const Field& b) {
+#if PP_DEVICE_CODE
+    r = a - b;
+#else
+    detail::mod_sub_host<N>(r.l, a.l, b.l, Consts::modulus.v);
+#endif
+  }
+  // r = -a when neg, else a; without a branch on the host (neg is a coin flip in the MSM).
+  PP_HD PP_INLINE friend void neg_into_if(Field& r, const Field& a, bool neg) {
+#if PP_DEVICE_CODE
+    r = neg ? -a : a;
+#else
+    Field t;
+    detail::mod_sub_host<N>(t.l, zero().l, a.l, Consts::modulus.v);
+    const uint64_t mask = uint64_t(0) - uint64_t(neg);
+    for (int i = 0; i < N; ++i) r.l[i] = detail::select64(mask, t.l[i], a.l[i]);
+#endif
+  }
 
   // x^e for e given as little-endian limbs of any count (left-to-right binary).
   template <int M>
