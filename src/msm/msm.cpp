@@ -325,9 +325,14 @@ class AffineBuckets {
   void level(const std::vector<uint32_t>& buckets, const Src& src, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
+    // Level one gathers its pairs' points (scattered over the input) into gath_ as it reads
+    // them for the denominators, so that the additions read them in order, not a second time
+    // from all over a many-megabyte input.
+    constexpr bool kGather = std::is_same_v<Src, InputSource>;
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
+    if (kGather) gath_.resize(2 * pairs);
     // Forward: prefix products of the x differences' keys (1M each).
     Fp acc = Fp::one();
     std::size_t t = 0;
@@ -338,7 +343,14 @@ class AffineBuckets {
         src.prefetch(b, j + 1);
         at_[t] = PairAt{b, j};
         Fp& d = den_[t];
-        diff_key(d, src.x(b, j + 1), src.x(b, j));
+        if constexpr (kGather) {
+          Affine<C>* g = gath_.data() + 2 * t;
+          g[0] = src.get(b, j);
+          g[1] = src.get(b, j + 1);
+          diff_key(d, g[1].x, g[0].x);
+        } else {
+          diff_key(d, src.x(b, j + 1), src.x(b, j));
+        }
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
         pre_[t] = acc;
         mul_into(acc, acc, d);
@@ -358,14 +370,13 @@ class AffineBuckets {
     // (each step loads its inputs first). A doubling or cancellation leaves infinity there,
     // which no real sum can be, for the compaction below.
     bool holes = false;
+    auto load = [&](std::size_t u, uint32_t w) -> Affine<C> {
+      if constexpr (kGather) return gath_[2 * u + w];
+      else return src.get(at_[u].b, at_[u].j + w);
+    };
     t = 0;
     for (; t + 1 < pairs; t += 2) {
-      src.prefetch(at_[t].b, at_[t].j + 2);
-      src.prefetch(at_[t].b, at_[t].j + 3);
-      src.prefetch(at_[t + 1].b, at_[t + 1].j + 2);
-      src.prefetch(at_[t + 1].b, at_[t + 1].j + 3);
-      const Affine<C> p0 = src.get(at_[t].b, at_[t].j), q0 = src.get(at_[t].b, at_[t].j + 1);
-      const Affine<C> p1 = src.get(at_[t + 1].b, at_[t + 1].j), q1 = src.get(at_[t + 1].b, at_[t + 1].j + 1);
+      const Affine<C> p0 = load(t, 0), q0 = load(t, 1), p1 = load(t + 1, 0), q1 = load(t + 1, 1);
       Affine<C>& r0 = list_[seg_[at_[t].b] + at_[t].j / 2];
       Affine<C>& r1 = list_[seg_[at_[t + 1].b] + at_[t + 1].j / 2];
       if (p0.x == q0.x || p1.x == q1.x) {  // rare: one at a time
@@ -394,7 +405,7 @@ class AffineBuckets {
       sub_into(r1.y, y1, p1.y);
     }
     if (t < pairs) {
-      const Affine<C> p = src.get(at_[t].b, at_[t].j), q = src.get(at_[t].b, at_[t].j + 1);
+      const Affine<C> p = load(t, 0), q = load(t, 1);
       holes |= add_pair(list_[seg_[at_[t].b] + at_[t].j / 2], p, q, pre_[t], at_[t].b);
     }
     // Per bucket: drop the holes, then the odd entry out and the running sum of earlier blocks.
@@ -441,7 +452,7 @@ class AffineBuckets {
   };
   std::size_t nb_ = 0;
   bool first_block_ = true;
-  std::vector<Affine<C>> acc_, list_;
+  std::vector<Affine<C>> acc_, list_, gath_;
   std::vector<Side> side_;
   std::vector<uint32_t> count_, idx_, touched_, active_, next_;
   std::vector<std::size_t> istart_, seg_, fill_;
