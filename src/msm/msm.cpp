@@ -108,19 +108,88 @@ PP_INLINE void slope(Fp2& l, const Fp2& dy, const Fp2& x1, const Fp2& x0, const 
 // with S_t = sum_{j>=t} B_j. S_t only changes at non-empty buckets, so a run of g equal S_t is
 // one g·S instead of g additions: sparse windows (small chunks, wide explicit windows) cost
 // about as much as their non-empty buckets.
+// r += q (madd-2008-s) and r += q (add-2008-s) as XYZZ::add_mixed and operator+ compute them,
+// with the products written in place (fmul, fsqr: no by-value temporaries, see mul_into); the
+// equal-x cases (doubling, cancellation) and infinities go to those operators.
+template <class C>
+void add_into(XYZZ<C>& r, const Affine<C>& q) {
+  using F = typename C::Field;
+  if (q.is_infinity() || r.is_infinity()) {
+    r = r.add_mixed(q);
+    return;
+  }
+  F u, s, p, rr, pp, ppp, t;
+  fmul(u, q.x, r.ZZ);
+  fmul(s, q.y, r.ZZZ);
+  sub_into(p, u, r.X);
+  sub_into(rr, s, r.Y);
+  if (p.is_zero()) {
+    r = r.add_mixed(q);
+    return;
+  }
+  fsqr(pp, p);
+  fmul(ppp, p, pp);
+  fmul(u, r.X, pp);  // Q
+  fsqr(t, rr);
+  sub_into(t, t, ppp);
+  sub_into(t, t, u);
+  sub_into(t, t, u);  // X3 = R^2 - PPP - 2Q
+  sub_into(u, u, t);
+  fmul(u, rr, u);
+  fmul(s, r.Y, ppp);
+  sub_into(r.Y, u, s);  // Y3 = R(Q - X3) - Y1·PPP
+  r.X = t;
+  fmul(r.ZZ, r.ZZ, pp);
+  fmul(r.ZZZ, r.ZZZ, ppp);
+}
+
+template <class C>
+void add_into(XYZZ<C>& r, const XYZZ<C>& q) {
+  using F = typename C::Field;
+  if (q.is_infinity() || r.is_infinity()) {
+    r = r + q;
+    return;
+  }
+  F u1, u2, s1, s2, p, rr, pp, ppp, t;
+  fmul(u1, r.X, q.ZZ);
+  fmul(u2, q.X, r.ZZ);
+  fmul(s1, r.Y, q.ZZZ);
+  fmul(s2, q.Y, r.ZZZ);
+  sub_into(p, u2, u1);
+  sub_into(rr, s2, s1);
+  if (p.is_zero()) {
+    r = r + q;
+    return;
+  }
+  fsqr(pp, p);
+  fmul(ppp, p, pp);
+  fmul(u1, u1, pp);  // Q
+  fsqr(t, rr);
+  sub_into(t, t, ppp);
+  sub_into(t, t, u1);
+  sub_into(t, t, u1);  // X3
+  sub_into(u1, u1, t);
+  fmul(u1, rr, u1);
+  fmul(s1, s1, ppp);
+  sub_into(r.Y, u1, s1);  // Y3 = R(Q - X3) - S1·PPP
+  r.X = t;
+  fmul(r.ZZ, r.ZZ, q.ZZ);
+  fmul(r.ZZ, r.ZZ, pp);
+  fmul(r.ZZZ, r.ZZZ, q.ZZZ);
+  fmul(r.ZZZ, r.ZZZ, ppp);
+}
+
 template <class C>
 class BucketReducer {
  public:
   void push(uint32_t j, const XYZZ<C>& bucket) {
-    if (prev_) acc_ += mul_small(sum_, prev_ - j);
-    sum_ += bucket;
-    prev_ = j;
+    step(j);
+    add_into(sum_, bucket);
   }
   // An affine bucket: the mixed addition is 4M cheaper than the XYZZ one.
   void push(uint32_t j, const Affine<C>& bucket) {
-    if (prev_) acc_ += mul_small(sum_, prev_ - j);
-    sum_ = sum_.add_mixed(bucket);
-    prev_ = j;
+    step(j);
+    add_into(sum_, bucket);
   }
   XYZZ<C> finish() {
     if (prev_) acc_ += mul_small(sum_, prev_);
@@ -128,6 +197,13 @@ class BucketReducer {
   }
 
  private:
+  // acc += (prev - j)·sum: the buckets between j and the last one pushed were empty.
+  void step(uint32_t j) {
+    if (prev_ - j == 1) add_into(acc_, sum_);
+    else if (prev_ != 0) acc_ += mul_small(sum_, prev_ - j);
+    prev_ = j;
+  }
+
   XYZZ<C> sum_ = XYZZ<C>::infinity(), acc_ = XYZZ<C>::infinity();
   uint32_t prev_ = 0;
 };
