@@ -269,11 +269,12 @@ XYZZ<C> window_sum_sparse(const Affine<C>* pts, const int32_t* dig, std::size_t 
 // large batches an addition is ~6M against ~10M for the XYZZ mixed addition (G1; G2 similar).
 // The points of a block are grouped by bucket (a counting sort of their indices), then each
 // bucket's list is summed pairwise, level by level, with all buckets' pairs of a level sharing
-// one inversion. The first level reads the points through their indices (no copy of the
-// input); later levels work in place on the packed pair sums. Equal x (a doubling or a
-// cancellation) is rare and goes to a side list that the reduction adds with XYZZ formulas,
-// which handle both. The field products write into their destinations (mul_into, sqr_into):
-// by-value temporaries cost ~20% more per product on x86-64 (see Field::operator*=).
+// one inversion. The first level reads the points through their indices and copies each pair
+// in order as it reads it; later levels work in place on the packed pair sums. Equal x (a
+// doubling or a cancellation) is rare and goes to a side list that the reduction adds with
+// XYZZ formulas, which handle both. The field products write into their destinations
+// (mul_into, sqr_into): by-value temporaries cost ~20% more per product on x86-64 (see
+// Field::operator*=).
 template <class C>
 class AffineBuckets {
   using F = typename C::Field;
@@ -591,7 +592,9 @@ int msm_default_window(std::size_t n) {
   // below 2^10 with a direct sweep; each boundary sits where the two neighbouring windows were
   // within noise of each other, and agrees with the operation count nw(c)·(n + 2.8·buckets)
   // within a few percent. Past 2^18 the bucket array outgrowing L2 favours the smaller of
-  // near-equal windows; past 2^20 nothing was measured.
+  // near-equal windows; past 2^20 nothing was measured. The table predates the GLV split and
+  // the affine buckets; rechecked after them, one thread: at 2^16 G1 13 beat 12 and 14, at
+  // 2^14 G2 10..13 were within noise of each other (docs/PERF.md, issue 18).
   struct Step {
     std::size_t below;
     int c;
