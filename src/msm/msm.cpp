@@ -267,12 +267,11 @@ XYZZ<C> window_sum_sparse(const Affine<C>* pts, const int32_t* dig, std::size_t 
 // The same sum with affine bucket additions. An affine addition costs one field inversion plus
 // 2M + 1S, and one inversion serves a whole batch (Montgomery's trick: 3M per element), so with
 // large batches an addition is ~6M against ~10M for the XYZZ mixed addition (G1; G2 similar).
-// The points of a block are grouped by bucket (a counting sort of their indices), then each
+// The points of a block are grouped by bucket (a counting sort, signs applied), then each
 // bucket's list is summed pairwise, level by level, with all buckets' pairs of a level sharing
-// one inversion. The first level reads the points through their indices and copies each pair
-// in order as it reads it; later levels work in place on the packed pair sums. Equal x (a
-// doubling or a cancellation) is rare and goes to a side list that the reduction adds with
-// XYZZ formulas, which handle both. The field products write into their destinations
+// one inversion; the first level writes its sums to a second list, later levels work in place
+// on the packed sums there. Equal x (a doubling or a cancellation) is rare and goes to a side
+// list that the reduction adds with XYZZ formulas, which handle both. The field products write into their destinations
 // (mul_into, sqr_into): by-value temporaries cost ~20% more per product on x86-64 (see
 // Field::operator*=).
 template <class C>
@@ -290,7 +289,7 @@ class AffineBuckets {
 
   // Adds sign(d)·pts[i] to bucket |d| - 1 for the non-zero digits of [begin, end).
   void add_block(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end) {
-    // Counting sort of the indices (relative to begin, sign in the top bit) by bucket.
+    // Counting sort of the points by bucket: the sizes first.
     count_.assign(nb_, 0);
     for (std::size_t i = begin; i < end; ++i)
       if (dig[i] != 0) ++count_[std::size_t(dig[i] > 0 ? dig[i] : -dig[i]) - 1];
@@ -308,23 +307,29 @@ class AffineBuckets {
       // Level one leaves ceil(k/2) entries, plus the running sum of earlier blocks.
       sl += (k + 1) / 2 + (acc_[b].is_infinity() ? 0 : 1);
     }
-    idx_.resize(si);
     list_.resize(sl);
+    in_.resize(si);
+    // Scatter the block's points into bucket order, sign applied (branch-free: the sign is a
+    // coin flip): the input is read in order and each bucket's segment is written in order.
+    // (Reading the points through sorted indices instead, a gather from all over the input,
+    // was slower, most of all while the other core loads the shared caches.)
     fill_.assign(istart_.begin(), istart_.end());
     for (std::size_t i = begin; i < end; ++i) {
       const int32_t d = dig[i];
-      if (d > 0) idx_[fill_[std::size_t(d) - 1]++] = uint32_t(i - begin);
-      else if (d < 0) idx_[fill_[std::size_t(-d) - 1]++] = uint32_t(i - begin) | kNeg;
+      if (d == 0) continue;
+      Affine<C>& o = in_[fill_[std::size_t(d > 0 ? d : -d) - 1]++];
+      o.x = pts[i].x;
+      neg_into_if(o.y, pts[i].y, d < 0);
     }
-    // Level one: pairs of input points, read through idx_.
-    level(touched_, InputSource{pts + begin, idx_.data(), istart_.data(), idx_.size()}, !first_block_);
+    // Level one: pairs of the scattered points, sums into list_.
+    level(touched_, Entries{in_.data(), istart_.data()}, !first_block_);
     // Later levels: pairs of the packed sums in list_, written back in place.
     next_.clear();
     for (uint32_t b : touched_)
       if (count_[b] >= 2) next_.push_back(b);
     while (!next_.empty()) {
       active_.swap(next_);
-      level(active_, ListSource{list_.data(), seg_.data()}, false);
+      level(active_, Entries{list_.data(), seg_.data()}, false);
       next_.clear();
       for (uint32_t b : active_)
         if (count_[b] >= 2) next_.push_back(b);
@@ -351,46 +356,18 @@ class AffineBuckets {
   }
 
  private:
-  static constexpr uint32_t kNeg = uint32_t(1) << 31;
   struct Side {
     std::size_t bucket;
     Affine<C> p;
   };
 
-  // Level one's entries: the block's points through the sorted indices. Their reads are
-  // scattered over the whole input, so each pass fetches the points kAhead entries ahead.
-  struct InputSource {
-    const Affine<C>* pts;
-    const uint32_t* idx;
+  // A level's entries: bucket b's k entries at at[start[b]], ... (the scattered points for
+  // level one, the packed sums in list_ after it).
+  struct Entries {
+    const Affine<C>* at;
     const std::size_t* start;
-    std::size_t size;
-    static constexpr std::size_t kAhead = 12;
-    const F& x(uint32_t b, uint32_t j) const { return pts[idx[start[b] + j] & ~kNeg].x; }
-    Affine<C> get(uint32_t b, uint32_t j) const {
-      const uint32_t e = idx[start[b] + j];
-      const Affine<C>& a = pts[e & ~kNeg];
-      Affine<C> p;
-      p.x = a.x;
-      neg_into_if(p.y, a.y, (e & kNeg) != 0);  // branch-free: the sign is a coin flip
-      return p;
-    }
-    void prefetch(uint32_t b, uint32_t j) const {
-      const std::size_t at = start[b] + j + kAhead;
-      if (at < size) {
-        // Every cache line of the point (G2's 192 bytes span three or four).
-        const char* a = reinterpret_cast<const char*>(pts + (idx[at] & ~kNeg));
-        for (std::size_t o = 0; o < sizeof(Affine<C>); o += 64) __builtin_prefetch(a + o);
-        __builtin_prefetch(a + sizeof(Affine<C>) - 1);
-      }
-    }
-  };
-  // Later levels' entries: the packed sums, read in order (the hardware prefetches).
-  struct ListSource {
-    const Affine<C>* list;
-    const std::size_t* seg;
-    const F& x(uint32_t b, uint32_t j) const { return list[seg[b] + j].x; }
-    Affine<C> get(uint32_t b, uint32_t j) const { return list[seg[b] + j]; }
-    void prefetch(uint32_t, uint32_t) const {}
+    const F& x(uint32_t b, uint32_t j) const { return at[start[b] + j].x; }
+    Affine<C> get(uint32_t b, uint32_t j) const { return at[start[b] + j]; }
   };
 
   // One pairing level over the buckets in `buckets`, each holding count_[b] entries that
@@ -402,32 +379,18 @@ class AffineBuckets {
   void level(const std::vector<uint32_t>& buckets, const Src& src, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
-    // Level one gathers its pairs' points (scattered over the input) into gath_ as it reads
-    // them for the denominators, so that the additions read them in order, not a second time
-    // from all over a many-megabyte input.
-    constexpr bool kGather = std::is_same_v<Src, InputSource>;
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
-    if (kGather) gath_.resize(2 * pairs);
     // Forward: prefix products of the x differences' keys (1M each).
     Fp acc = Fp::one();
     std::size_t t = 0;
     for (uint32_t b : buckets) {
       const uint32_t k = count_[b];
       for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
-        src.prefetch(b, j);
-        src.prefetch(b, j + 1);
         at_[t] = PairAt{b, j};
         Fp& d = den_[t];
-        if constexpr (kGather) {
-          Affine<C>* g = gath_.data() + 2 * t;
-          g[0] = src.get(b, j);
-          g[1] = src.get(b, j + 1);
-          diff_key(d, g[1].x, g[0].x);
-        } else {
-          diff_key(d, src.x(b, j + 1), src.x(b, j));
-        }
+        diff_key(d, src.x(b, j + 1), src.x(b, j));
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
         pre_[t] = acc;
         mul_into(acc, acc, d);
@@ -447,10 +410,7 @@ class AffineBuckets {
     // (each step loads its inputs first). A doubling or cancellation leaves infinity there,
     // which no real sum can be, for the compaction below.
     bool holes = false;
-    auto load = [&](std::size_t u, uint32_t w) -> Affine<C> {
-      if constexpr (kGather) return gath_[2 * u + w];
-      else return src.get(at_[u].b, at_[u].j + w);
-    };
+    auto load = [&](std::size_t u, uint32_t w) { return src.get(at_[u].b, at_[u].j + w); };
     t = 0;
     for (; t + 1 < pairs; t += 2) {
       const Affine<C> p0 = load(t, 0), q0 = load(t, 1), p1 = load(t + 1, 0), q1 = load(t + 1, 1);
@@ -529,9 +489,9 @@ class AffineBuckets {
   };
   std::size_t nb_ = 0;
   bool first_block_ = true;
-  std::vector<Affine<C>> acc_, list_, gath_;
+  std::vector<Affine<C>> acc_, list_, in_;
   std::vector<Side> side_;
-  std::vector<uint32_t> count_, idx_, touched_, active_, next_;
+  std::vector<uint32_t> count_, touched_, active_, next_;
   std::vector<std::size_t> istart_, seg_, fill_;
   std::vector<Fp> den_, pre_;
   std::vector<PairAt> at_;
@@ -541,9 +501,10 @@ template <class C>
 XYZZ<C> window_sum_affine(const Affine<C>* pts, const int32_t* dig, std::size_t begin, std::size_t end, int c,
                           AffineBuckets<C>& buckets) {
   const std::size_t nb = std::size_t(1) << (c - 1);
-  // Blocks bound the scratch memory (half a copy of the block's points) for any n; each block
-  // after the first also re-adds the nb running sums, so blocks are several times the bucket
-  // count, and at least 2^16 points (one block for the sizes a single thread meets).
+  // Blocks bound the scratch memory (the block's points scattered, half as many sums) for any
+  // n; each block after the first also re-adds the nb running sums, so blocks are several
+  // times the bucket count, and at least 2^16 points (one block for the sizes a single thread
+  // meets).
   const std::size_t block = std::max<std::size_t>(8 * nb, std::size_t(1) << 16);
   buckets.reset(nb);
   for (std::size_t b = begin; b < end; b += block) buckets.add_block(pts, dig, b, std::min(end, b + block));
