@@ -293,43 +293,40 @@ class AffineBuckets {
     count_.assign(nb_, 0);
     for (std::size_t i = begin; i < end; ++i)
       if (dig[i] != 0) ++count_[std::size_t(dig[i] > 0 ? dig[i] : -dig[i]) - 1];
-    istart_.resize(nb_);
     seg_.resize(nb_);
     touched_.clear();
-    std::size_t si = 0, sl = 0;
+    std::size_t sl = 0;
     for (std::size_t b = 0; b < nb_; ++b) {
-      istart_[b] = si;
       seg_[b] = sl;
       const uint32_t k = count_[b];
       if (k == 0) continue;
       touched_.push_back(uint32_t(b));
-      si += k;
-      // Level one leaves ceil(k/2) entries, plus the running sum of earlier blocks.
-      sl += (k + 1) / 2 + (acc_[b].is_infinity() ? 0 : 1);
+      // The k points, then room for the running sum of earlier blocks, which level one
+      // appends to its ceil(k/2) sums.
+      sl += k + (acc_[b].is_infinity() ? 0 : 1);
     }
     list_.resize(sl);
-    in_.resize(si);
     // Scatter the block's points into bucket order, sign applied (branch-free: the sign is a
     // coin flip): the input is read in order and each bucket's segment is written in order.
     // (Reading the points through sorted indices instead, a gather from all over the input,
     // was slower, most of all while the other core loads the shared caches.)
-    fill_.assign(istart_.begin(), istart_.end());
+    fill_.assign(seg_.begin(), seg_.end());
     for (std::size_t i = begin; i < end; ++i) {
       const int32_t d = dig[i];
       if (d == 0) continue;
-      Affine<C>& o = in_[fill_[std::size_t(d > 0 ? d : -d) - 1]++];
+      Affine<C>& o = list_[fill_[std::size_t(d > 0 ? d : -d) - 1]++];
       o.x = pts[i].x;
       neg_into_if(o.y, pts[i].y, d < 0);
     }
-    // Level one: pairs of the scattered points, sums into list_.
-    level(touched_, Entries{in_.data(), istart_.data()}, !first_block_);
-    // Later levels: pairs of the packed sums in list_, written back in place.
+    // Level one (with the running sums), then the later levels: pairs of each bucket's
+    // entries, the sums packed at the front of its segment, in place.
+    level(touched_, !first_block_);
     next_.clear();
     for (uint32_t b : touched_)
       if (count_[b] >= 2) next_.push_back(b);
     while (!next_.empty()) {
       active_.swap(next_);
-      level(active_, Entries{list_.data(), seg_.data()}, false);
+      level(active_, false);
       next_.clear();
       for (uint32_t b : active_)
         if (count_[b] >= 2) next_.push_back(b);
@@ -361,22 +358,15 @@ class AffineBuckets {
     Affine<C> p;
   };
 
-  // A level's entries: bucket b's k entries at at[start[b]], ... (the scattered points for
-  // level one, the packed sums in list_ after it).
-  struct Entries {
-    const Affine<C>* at;
-    const std::size_t* start;
-    const F& x(uint32_t b, uint32_t j) const { return at[start[b] + j].x; }
-    Affine<C> get(uint32_t b, uint32_t j) const { return at[start[b] + j]; }
-  };
-
-  // One pairing level over the buckets in `buckets`, each holding count_[b] entries that
-  // src reads: entries 2i and 2i+1 become one sum at list_[seg_[b] + out], an odd last entry
-  // moves down after them, then (with_acc) the bucket's running sum of earlier blocks;
-  // count_[b] becomes the number written. Writes never pass the reads: output out <= i reads
+  // One pairing level over the buckets in `buckets`, each holding count_[b] entries at the
+  // front of its segment of list_: entries 2i and 2i+1 become one sum at entry i, an odd last
+  // entry moves down after them, then (with_acc) the bucket's running sum of earlier blocks;
+  // count_[b] becomes the number written. Writes never pass the reads: output i <= 2i reads
   // entries 2i, 2i+1 first (get returns a copy).
-  template <class Src>
-  void level(const std::vector<uint32_t>& buckets, const Src& src, bool with_acc) {
+  const F& x(uint32_t b, uint32_t j) const { return list_[seg_[b] + j].x; }
+  Affine<C> get(uint32_t b, uint32_t j) const { return list_[seg_[b] + j]; }
+
+  void level(const std::vector<uint32_t>& buckets, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
     den_.resize(pairs);
@@ -390,7 +380,7 @@ class AffineBuckets {
       for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
         at_[t] = PairAt{b, j};
         Fp& d = den_[t];
-        diff_key(d, src.x(b, j + 1), src.x(b, j));
+        diff_key(d, x(b, j + 1), x(b, j));
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
         pre_[t] = acc;
         mul_into(acc, acc, d);
@@ -410,7 +400,7 @@ class AffineBuckets {
     // (each step loads its inputs first). A doubling or cancellation leaves infinity there,
     // which no real sum can be, for the compaction below.
     bool holes = false;
-    auto load = [&](std::size_t u, uint32_t w) { return src.get(at_[u].b, at_[u].j + w); };
+    auto load = [&](std::size_t u, uint32_t w) { return get(at_[u].b, at_[u].j + w); };
     t = 0;
     for (; t + 1 < pairs; t += 2) {
       const Affine<C> p0 = load(t, 0), q0 = load(t, 1), p1 = load(t + 1, 0), q1 = load(t + 1, 1);
@@ -455,7 +445,7 @@ class AffineBuckets {
         for (uint32_t j = 0; j < k / 2; ++j)
           if (!out[j].is_infinity()) out[o++] = out[j];
       }
-      if (k % 2 == 1) out[o++] = src.get(b, k - 1);
+      if (k % 2 == 1) out[o++] = get(b, k - 1);
       if (with_acc && !acc_[b].is_infinity()) out[o++] = acc_[b];
       count_[b] = o;
     }
@@ -489,10 +479,10 @@ class AffineBuckets {
   };
   std::size_t nb_ = 0;
   bool first_block_ = true;
-  std::vector<Affine<C>> acc_, list_, in_;
+  std::vector<Affine<C>> acc_, list_;
   std::vector<Side> side_;
   std::vector<uint32_t> count_, touched_, active_, next_;
-  std::vector<std::size_t> istart_, seg_, fill_;
+  std::vector<std::size_t> seg_, fill_;
   std::vector<Fp> den_, pre_;
   std::vector<PairAt> at_;
 };
