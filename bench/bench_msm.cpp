@@ -12,7 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "proofpipe/msm/msm.hpp"
-#include "random_data.hpp"
+#include "proofpipe/testkit/random_data.hpp"
 
 namespace {
 
@@ -20,7 +20,7 @@ using namespace pp;
 
 using testdata::random_fr;
 
-// Distinct, unrelated-looking points for one addition each (tests/random_data.hpp).
+// Distinct, unrelated-looking points for one addition each (proofpipe/testkit/random_data.hpp).
 template <class C>
 std::vector<Affine<C>> make_points(std::size_t n, uint64_t seed) {
   return testdata::random_points<C>(n, seed);

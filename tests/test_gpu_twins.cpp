@@ -13,7 +13,7 @@
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/gpu/prover.hpp"
 #include "proofpipe/msm/msm.hpp"
-#include "random_data.hpp"
+#include "proofpipe/testkit/random_data.hpp"
 
 namespace pp::test {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "proofpipe/msm/glv.hpp"
 #include "proofpipe/msm/msm.hpp"
-#include "random_data.hpp"
+#include "proofpipe/testkit/random_data.hpp"
 
 namespace pp {
 // Failures print the affine point rather than a byte dump of the Jacobian struct.

@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "proofpipe/testkit/random_data.hpp"
 
 namespace pp::cli {
 namespace {
@@ -26,40 +27,12 @@ double cpu_time_ms() {
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
 }
 
-Fr random_fr(std::mt19937_64& rng) {
-  for (;;) {
-    const uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << 63) - 1)};
-    Fr r;
-    if (Fr::from_canonical(r, c)) return r;
-  }
-}
-
-// Distinct subgroup points without a scalar multiplication each: a random walk over four
-// random multiples of the generator with occasional doublings, normalised together.
 template <class C>
-std::vector<Affine<C>> random_points(std::size_t n, const Affine<C>& g, std::mt19937_64& rng) {
-  Jacobian<C> steps[4];
-  for (auto& s : steps) s = scalar_mul(g, random_fr(rng));
-  std::vector<Jacobian<C>> jac(n);
-  Jacobian<C> acc = steps[0];
-  for (std::size_t i = 0; i < n; ++i) {
-    acc += steps[rng() % 4];
-    if (rng() % 8 == 0) acc = acc.dbl();
-    jac[i] = acc;
-  }
-  std::vector<Affine<C>> out(n);
-  std::vector<typename C::Field> scratch(n);
-  batch_to_affine(jac.data(), out.data(), n, scratch.data());
-  return out;
-}
-
-template <class C>
-int bench(const BenchGpuOptions& o, const Affine<C>& g) {
+int bench(const BenchGpuOptions& o) {
   const std::size_t n = std::size_t(1) << o.lg;
-  std::mt19937_64 rng(0xbe7c'0001ULL + uint64_t(o.lg));
-  const std::vector<Affine<C>> pts = random_points<C>(n, g, rng);
-  std::vector<Fr> ks(n);
-  for (auto& k : ks) k = random_fr(rng);
+  const uint64_t seed = 0xbe7c'0001ULL + uint64_t(o.lg);
+  const std::vector<Affine<C>> pts = testdata::random_points<C>(n, seed);
+  const std::vector<Fr> ks = testdata::random_scalars(n, seed + 1);
   const int threads = o.threads > 0 ? o.threads : tbb::this_task_arena::max_concurrency();
   tbb::task_arena arena(threads);
   const MsmOptions opt{o.window};
@@ -97,8 +70,8 @@ int run_bench_msm_cpu(const BenchGpuOptions& o) {
   if (o.runs < 1 || o.warmup < 0) throw std::invalid_argument("bench msm --cpu: --runs must be >= 1");
   if (o.lg > 26) throw std::invalid_argument("bench msm --cpu: --lg must be <= 26");
   if (o.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
-  if (o.curve == "g2") return bench<G2Curve>(o, g2_generator());
-  return bench<G1Curve>(o, g1_generator());
+  if (o.curve == "g2") return bench<G2Curve>(o);
+  return bench<G1Curve>(o);
 }
 
 }  // namespace pp::cli

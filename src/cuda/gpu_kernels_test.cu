@@ -30,7 +30,7 @@
 #include "proofpipe/gpu/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/msm/msm.hpp"
-#include "random_data.hpp"
+#include "proofpipe/testkit/random_data.hpp"
 
 namespace {
 

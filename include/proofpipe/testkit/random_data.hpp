@@ -1,4 +1,5 @@
-// Seeded random scalars and subgroup points for the tests, the GPU harness and the benchmarks.
+// Seeded random scalars and subgroup points for the tests, the GPU harness and the benchmarks
+// (header-only: the testkit, never a library the product ships).
 #pragma once
 
 #include <cstddef>
