@@ -87,6 +87,12 @@ PP_UNROLL
   for (int i = 0; i < N; ++i) out[i] = keep ? t[i] : d[i];
 }
 
+#if defined(__CUDACC__)
+// See device_inv32 below.
+template <uint32_t V>
+__constant__ uint32_t kOpaqueInv32 = V;
+#endif
+
 #if PP_DEVICE_CODE
 // Device Montgomery multiplication over W = 2N 32-bit words (CIOS order, sppark-style even/odd
 // split). Why: a single CIOS carry chain per row serialises every mad on the one carry flag; here
@@ -190,6 +196,18 @@ __device__ PP_INLINE void mont_mul_ptx(uint32_t* r, const uint32_t* a, const uin
   // borrow == 0xffffffff when T < p (keep T); 0 when T >= p (take d).
 #pragma unroll
   for (int j = 0; j < W; ++j) r[j] = borrow ? ev[j] : d[j];
+}
+
+// The Montgomery factor -p^-1 mod 2^32 as mont_mul_ptx should see it. Fr's is 2^32 - 1: given
+// that constant, ptxas knows the row factor q = -t[0] and rewrites the reduction's products so
+// that their low and high halves no longer pair into IMAD.WIDE, and an Fr product runs 14 %
+// slower on the H200 (53.0 vs 60.5 G products/s, docs/PERF.md). Read from constant memory the
+// value is opaque to it; other factors (Fp's) stay immediates, which already pair.
+// (kOpaqueInv32 is declared for both compilation passes: the host pass registers it.)
+template <uint32_t V>
+__device__ PP_INLINE uint32_t device_inv32() {
+  if constexpr (V == 0xffffffffu) return kOpaqueInv32<V>;
+  else return V;
 }
 
 // r = a + b - (m if a + b >= m), with add.cc/sub.cc chains.
@@ -763,7 +781,7 @@ struct alignas(8) Field {
     constexpr Limbs<N> m = Consts::modulus;
     constexpr uint32_t inv32 = uint32_t(Consts::inv64);
     static_assert(BITS < 32 * W, "mont_mul_ptx drops top-word carries: needs p < 2^(32W-1)");
-    detail::mont_mul_ptx<W>(r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v), inv32);
+    detail::mont_mul_ptx<W>(r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v), detail::device_inv32<inv32>());
 #else
     detail::mont_mul_host<P>(r.l, a.l, b.l);
 #endif
