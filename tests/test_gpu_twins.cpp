@@ -38,8 +38,7 @@ TEST(GpuNttPlan, CoversEveryLevelWithinBlockLimits) {
       EXPECT_GE(p.k, 1);
       EXPECT_LE(p.k, gpu::kMaxPassLg);
       EXPECT_LE(p.elements_per_block(), uint32_t(gpu::kBlockElements));
-      EXPECT_LE(p.cols, 1 << p.m);
-      EXPECT_EQ(p.cols & (p.cols - 1), 0);
+      EXPECT_LE(p.cols(), 1u << p.m);
       top = p.m;
     }
     EXPECT_EQ(top, 0) << "lg " << lg;
@@ -57,6 +56,47 @@ TEST(GpuNttPlan, GlobalIndexVisitsEveryElementOnce) {
       for (int s : seen) ASSERT_EQ(s, 1) << "lg " << lg << " pass " << i;
     }
   }
+}
+
+// Within a pass, every round's threads hold every element of the block exactly once (in registers
+// that pair positions 2^j apart at each level they run), and the rounds run each level once.
+TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
+  for (int lg : {1, 2, 3, 5, 8, 11, 17, 24, 27, 28})
+    for (int max_pass : {2, 3, 7, gpu::kMaxPassLg}) {
+      const gpu::NttPlan plan = gpu::make_ntt_plan(lg, max_pass);
+      for (int i = 0; i < plan.count; ++i) {
+        const gpu::NttPass& p = plan.pass[i];
+        SCOPED_TRACE("lg " + std::to_string(lg) + " max " + std::to_string(max_pass) + " pass " + std::to_string(i));
+        for (bool dif : {true, false}) {
+          std::vector<int> levels(std::size_t(p.k), 0);
+          for (int r = 0; r < p.rounds(); ++r) {
+            const gpu::NttRound rd = gpu::round_of(p, dif, r);
+            ASSERT_LE(rd.lo + rd.bits, p.k);
+            for (int j = rd.level_lo; j < rd.level_hi; ++j) {
+              ASSERT_GE(j, rd.lo);
+              ASSERT_LT(j, rd.lo + rd.bits);
+              ++levels[std::size_t(j)];
+            }
+            std::vector<int> seen(p.elements_per_block(), 0);
+            for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
+              const gpu::RoundMap map = gpu::round_map(p, rd, tid);
+              for (int q = 0; q < gpu::kThreadElements; ++q) {
+                if (!map.valid(q)) continue;
+                ASSERT_LT(map.pos(q), p.K());
+                ++seen[map.element(q, p.cols_lg)];
+                for (int d = 0; d < rd.bits; ++d)
+                  if (!(q & (1 << d))) {
+                    ASSERT_EQ(map.pos(q | (1 << d)), map.pos(q) + (1u << (rd.lo + d)));
+                    ASSERT_EQ(map.col(q | (1 << d)), map.col(q));
+                  }
+              }
+            }
+            for (int c : seen) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT") << " round " << r;
+          }
+          for (int c : levels) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT");
+        }
+      }
+    }
 }
 
 // ---------------------------------------------------------------- NTT

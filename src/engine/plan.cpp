@@ -12,6 +12,7 @@
 
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/msm_kernels.hpp"
+#include "proofpipe/gpu/ntt_kernels.hpp"
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {
@@ -290,7 +291,7 @@ uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {
 
 uint64_t ntt_tables_bound(int lg) {
   if (lg < 1 || lg > 31) throw std::invalid_argument(fmt::format("ntt_tables_bound: lg = {}", lg));
-  return (8 * (uint64_t(1) << ((lg + 1) / 2)) + 1024) * kScalarBytes;
+  return gpu::table_elements(lg) * kScalarBytes;
 }
 
 uint64_t CircuitShape::srs_bytes() const {

@@ -20,42 +20,32 @@ __global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg
   if (i < count) out[i] = table_entry(roots, lg, i);
 }
 
-// One block = pass.cols columns of K points in shared memory; one thread per butterfly.
+// One block = p.cols() columns of K points: copied into shared memory in 16-byte chunks (threads
+// side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back.
 template <bool kDif>
-__global__ void __launch_bounds__(kBlockElements / 2) pass_kernel(Fr* a, NttPass p, const Fr* __restrict__ small,
-                                                                  const Fr* __restrict__ lo, const Fr* __restrict__ hi,
-                                                                  int b, int small_lg) {
-  extern __shared__ uint64_t mem[];
+__global__ void __launch_bounds__(kBlockThreads, 2) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {
+  extern __shared__ __align__(16) uint64_t mem[];
+  const HalfSlots s{mem, p.elements_per_block() + 4};
   const uint64_t block = blockIdx.x;
-  const uint32_t n = p.elements_per_block();
-  const LimbSlots s{mem, n};
-  for (uint32_t e = threadIdx.x; e < n; e += blockDim.x) {
-    Fr v = a[p.global_index(block, e)];
-    if (!kDif && p.m != 0) v = v * two_level_pow(lo, hi, b, p.twist_exponent(block, e));
-    s.set(e, v);
+  const uint32_t chunks = 2 * p.elements_per_block();
+  PP_UNROLL for (int i = 0; i < 2 * kThreadElements; ++i) {
+    const uint32_t x = threadIdx.x + uint32_t(i) * blockDim.x;
+    if (x >= chunks) break;
+    const ulonglong2 v = reinterpret_cast<const ulonglong2*>(a + p.global_index(block, x >> 1))[x & 1];
+    s.set_half(x >> 1, int(x & 1), v.x, v.y);
   }
   __syncthreads();
-  if (kDif) {
-    for (int j = p.k - 1; j >= 0; --j) {
-      dif_butterfly(s, p.cols, j, threadIdx.x, small, small_lg);
-      __syncthreads();
-    }
-  } else {
-    for (int j = 0; j < p.k; ++j) {
-      dit_butterfly(s, p.cols, j, threadIdx.x, small, small_lg);
-      __syncthreads();
-    }
+  for (int r = 0; r < p.rounds(); ++r) {
+    pass_round<kDif>(p, t, job, s, block, threadIdx.x, r);
+    __syncthreads();
   }
-  for (uint32_t e = threadIdx.x; e < n; e += blockDim.x) {
-    Fr v = s.get(e);
-    if (kDif && p.m != 0) v = v * two_level_pow(lo, hi, b, p.twist_exponent(block, e));
-    a[p.global_index(block, e)] = v;
+  PP_UNROLL for (int i = 0; i < 2 * kThreadElements; ++i) {
+    const uint32_t x = threadIdx.x + uint32_t(i) * blockDim.x;
+    if (x >= chunks) break;
+    uint64_t lo, hi;
+    s.get_half(x >> 1, int(x & 1), lo, hi);
+    reinterpret_cast<ulonglong2*>(a + p.global_index(block, x >> 1))[x & 1] = make_ulonglong2(lo, hi);
   }
-}
-
-__global__ void scale_kernel(Fr* a, std::size_t n, NttTables t, Scale kind, bool bit_reversed) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) scale_element(a, i, t, kind, bit_reversed);
 }
 
 __global__ void h_step_kernel(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, std::size_t n, Fr factor) {
@@ -94,6 +84,14 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
   if (bytes < ntt_tables_bytes(lg))
     return Status::invalid("pp::gpu::ntt_tables_init: " + std::to_string(bytes) + " bytes given, " +
                            std::to_string(ntt_tables_bytes(lg)) + " needed");
+  // A pass's block may hold up to kBlockElements elements: above the default 48 KiB of shared
+  // memory, so each kernel is allowed that much (a start-up call, not on the proving path).
+  const int smem = int(slots_bytes(kBlockElements));
+  for (const void* kernel : {reinterpret_cast<const void*>(pass_kernel<true>), reinterpret_cast<const void*>(pass_kernel<false>)})
+    if (Status st = from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                              "pp::gpu::ntt_tables_init: shared memory limit");
+        !st)
+      return st;
   const std::size_t count = table_elements(lg);
   Fr* base = static_cast<Fr*>(d_tables);
   device::launch(tables_kernel, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg);
@@ -108,22 +106,12 @@ Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
   const std::size_t n = std::size_t(1) << t.lg;
   const NttSchedule s = schedule(op);
   const NttPlan plan = make_ntt_plan(t.lg);
-  const Fr* small = s.inverse ? t.small_inv : t.small_fwd;
-  const Fr* lo = s.inverse ? t.inv_lo : t.fwd_lo;
-  const Fr* hi = s.inverse ? t.inv_hi : t.fwd_hi;
-
-  if (s.pre != Scale::none) device::launch(scale_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t, s.pre, !s.dif);
   for (int i = 0; i < plan.count; ++i) {
-    const NttPass& p = plan.pass[s.dif ? i : plan.count - 1 - i];
-    const std::size_t smem = std::size_t(p.elements_per_block()) * sizeof(Fr);
-    if (s.dif)
-      device::launch(pass_kernel<true>, unsigned(p.blocks()), p.threads_per_block(), smem, stream, d_a, p, small, lo, hi, t.b,
-                                                                                       t.small_lg);
-    else
-      device::launch(pass_kernel<false>, unsigned(p.blocks()), p.threads_per_block(), smem, stream, d_a, p, small, lo, hi, t.b,
-                                                                                        t.small_lg);
+    const PassStep step = pass_step(s, plan, i);
+    const NttPass& p = step.pass;
+    device::launch(s.dif ? pass_kernel<true> : pass_kernel<false>, unsigned(p.blocks()), p.threads_per_block(),
+                   pass_shared_bytes(p), stream, d_a, p, t, step.job);
   }
-  if (s.post != Scale::none) device::launch(scale_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t, s.post, s.dif);
   if (s.permute_after) device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");
 }

@@ -23,6 +23,11 @@ NttSchedule schedule(const NttOp& op) {
   return s;
 }
 
+PassStep pass_step(const NttSchedule& s, const NttPlan& plan, int i) {
+  return PassStep{plan.pass[s.dif ? i : plan.count - 1 - i],
+                  PassJob{s.dif, s.inverse, i == 0 ? s.pre : Scale::none, i == plan.count - 1 ? s.post : Scale::none}};
+}
+
 NttRoots roots_of(const Domain& d, const Fr& shift) {
   return NttRoots{d.omega(), d.omega_inv(), shift, shift.inverse()};
 }
@@ -30,39 +35,21 @@ NttRoots roots_of(const Domain& d) { return roots_of(d, d.generator()); }
 
 namespace {
 
-// Runs one pass the way a CUDA block would: load, k levels (each a loop over the block's
-// "threads"), twist, store — block after block, blocks in parallel.
-void twin_pass(Fr* a, const NttPass& p, const NttTables& t, bool dif, bool inverse) {
-  const Fr* small = inverse ? t.small_inv : t.small_fwd;
-  const Fr* lo = inverse ? t.inv_lo : t.fwd_lo;
-  const Fr* hi = inverse ? t.inv_hi : t.fwd_hi;
+// Runs one pass the way a CUDA block would: copy in, the rounds (each a loop over the block's
+// "threads"), copy out — block after block, blocks in parallel.
+void twin_pass(Fr* a, const NttPass& p, const NttTables& t, const PassJob& job) {
   tbb::parallel_for(uint64_t(0), p.blocks(), [&](uint64_t block) {
     const uint32_t n = p.elements_per_block();
-    std::vector<uint64_t> mem(4 * std::size_t(n));
-    const LimbSlots s{mem.data(), n};
-    for (uint32_t e = 0; e < n; ++e) {
-      Fr v = a[p.global_index(block, e)];
-      if (!dif && p.m != 0) v = v * two_level_pow(lo, hi, t.b, p.twist_exponent(block, e));
-      s.set(e, v);
-    }
-    if (dif) {
-      for (int j = p.k - 1; j >= 0; --j)
-        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dif_butterfly(s, p.cols, j, q, small, t.small_lg);
-    } else {
-      for (int j = 0; j < p.k; ++j)
-        for (uint32_t q = 0; q < p.threads_per_block(); ++q) dit_butterfly(s, p.cols, j, q, small, t.small_lg);
-    }
-    for (uint32_t e = 0; e < n; ++e) {
-      Fr v = s.get(e);
-      if (dif && p.m != 0) v = v * two_level_pow(lo, hi, t.b, p.twist_exponent(block, e));
-      a[p.global_index(block, e)] = v;
-    }
+    std::vector<uint64_t> mem(slots_bytes(n) / sizeof(uint64_t));
+    const HalfSlots s{mem.data(), n + 4};
+    for (uint32_t e = 0; e < n; ++e) s.set(e, a[p.global_index(block, e)]);
+    for (int r = 0; r < p.rounds(); ++r)
+      for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
+        if (job.dif) pass_round<true>(p, t, job, s, block, tid, r);
+        else pass_round<false>(p, t, job, s, block, tid, r);
+      }
+    for (uint32_t e = 0; e < n; ++e) a[p.global_index(block, e)] = s.get(e);
   });
-}
-
-void twin_scale(std::span<Fr> a, const NttTables& t, Scale kind, bool bit_reversed) {
-  if (kind == Scale::none) return;
-  tbb::parallel_for(std::size_t(0), a.size(), [&](std::size_t i) { scale_element(a.data(), i, t, kind, bit_reversed); });
 }
 
 }  // namespace
@@ -84,13 +71,10 @@ void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const Ntt
                                 std::to_string(kMaxPassLg) + "]");
   const NttPlan plan = make_ntt_plan(lg, max_pass);
 
-  twin_scale(a, t, s.pre, !s.dif);
-  if (s.dif) {
-    for (int i = 0; i < plan.count; ++i) twin_pass(a.data(), plan.pass[i], t, true, s.inverse);
-  } else {
-    for (int i = plan.count - 1; i >= 0; --i) twin_pass(a.data(), plan.pass[i], t, false, s.inverse);
+  for (int i = 0; i < plan.count; ++i) {
+    const PassStep step = pass_step(s, plan, i);
+    twin_pass(a.data(), step.pass, t, step.job);
   }
-  twin_scale(a, t, s.post, s.dif);
   if (s.permute_after) bit_reverse_permute(a);
 }
 

@@ -62,8 +62,9 @@ int default_msm_window(uint64_t m);
 uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c);
 // Upper bound of the bitmap batch addition workspace for m points (gpu::batch_add_layout).
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
-// Upper bound of the NTT twiddle tables of a 2^lg domain (forward, inverse, coset shift and its
-// inverse as two-level tables, plus the small in-pass tables): (8 x 2^ceil(lg/2) + 1024) x 32 B.
+// Bytes of the GPU NTT's tables of a 2^lg domain, as the kernels lay them out
+// (gpu::table_elements: two-level tables of omega, omega^-1, the coset shift and its inverse, the
+// small in-pass tables and the direct twist tables).
 uint64_t ntt_tables_bound(int lg);
 
 // ---- the circuit ----

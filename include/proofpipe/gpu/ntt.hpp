@@ -37,6 +37,14 @@ struct NttSchedule {
 };
 NttSchedule schedule(const NttOp& op);
 
+// Step i of running a schedule over a plan: the pass (top bits first for DIF, low bits first for
+// DIT) and its job — the first step takes the schedule's `pre` scaling, the last its `post`.
+struct PassStep {
+  NttPass pass;
+  PassJob job;
+};
+PassStep pass_step(const NttSchedule& s, const NttPlan& plan, int i);
+
 // Roots of a domain with the coset shift of the prover's convention: the domain's generator
 // g (bellman: 7, snarkjs: 5) by default; snarkjs's odd points use shift = omega_2n instead.
 NttRoots roots_of(const Domain& d);

@@ -1,21 +1,30 @@
-// The NTT of the GPU, written once for both sides: the pass plan, the per-thread butterfly and
-// twist steps and the tables. src/gpu/ntt.cu runs these bodies in CUDA blocks; the CPU twin
-// (ntt_twin.hpp) runs the very same bodies in loops, so CI checks the GPU algorithm without a GPU.
+// The NTT of the GPU, written once for both sides: the pass plan, the per-thread rounds, the
+// twist and the tables. src/gpu/ntt.cu runs these bodies in CUDA blocks; the CPU twin
+// (ntt_common.cpp) runs the very same bodies in loops, so CI checks the GPU algorithm without a GPU.
 //
 // The algorithm. A 2^L-point radix-2 transform is split into passes of k <= kMaxPassLg
 // consecutive butterfly levels. A pass over the bits [m, m+k) treats the array as 2^(L-k)
-// independent K-point columns (K = 2^k, stride 2^m): it loads a few columns into shared memory,
-// runs k levels of a plain K-point transform there (roots from one small table), and applies the
-// "twist" — the factors that couple the columns, omega_n^(c·f·2^(L-m-k)) for column c and
-// frequency f — once per element instead of once per butterfly (the four-step identity):
+// independent K-point columns (K = 2^k, stride 2^m): a block copies `cols` columns into shared
+// memory, runs k levels of a plain K-point transform on them (roots from one small table), and
+// applies the "twist" — the factors that couple the columns, omega_n^(c·f·2^(L-m-k)) for column c
+// and frequency f — once per element instead of once per butterfly (the four-step identity):
 //   Gentleman-Sande / DIF (natural -> bit-reversed): passes from the top bits down, the twist
-//     multiplies a pass's outputs (local position p holds frequency f = bitrev_k(p));
+//     multiplies a pass's outputs (position p of a column holds frequency f = bitrev_k(p));
 //   Cooley-Tukey / DIT (bit-reversed -> natural): passes from the low bits up, the twist
 //     multiplies a pass's inputs (it is the transpose of DIF).
-// So every element crosses memory once per pass (3 passes at 2^27) and a butterfly costs one
-// multiplication; the twist costs two per element per pass (its root omega_n^e comes from two
-// small tables, omega^(e mod 2^b) · omega^(2^b·floor(e/2^b))), none in the last DIF pass or the
-// first DIT pass (column 0 only).
+// Every element crosses device memory once per pass (3 passes at 2^27), in 16-byte chunks that
+// neighbouring threads read and write side by side.
+//
+// Inside a pass a thread holds 8 elements of one column in registers and runs up to 3 levels on
+// them (a "round"); the block exchanges elements through shared memory between rounds, so a
+// 9-level pass is 3 rounds and 4 barriers. In the round that holds the lowest 3 bits of a
+// position the roots of the lowest levels are the same for every thread, and the trivial ones
+// (u = 0) are skipped: 5 products per 8 elements instead of 8.
+//
+// The twist's root comes from one direct table when the pass's exponents are small enough
+// (m + k <= kTwistTableLg: the middle pass of a 3-pass plan), else from two tables,
+// omega^(e mod 2^b) · omega^(2^b·floor(e/2^b)). The coset shift and the 1/n of an inverse are
+// applied as the first pass loads and the last pass stores (no pass of their own).
 #pragma once
 
 #include <cstddef>
@@ -28,7 +37,12 @@ namespace pp::gpu {
 
 inline constexpr int kMaxNttLg = 28;       // the largest transform the GPU path supports
 inline constexpr int kMaxPassLg = 10;      // butterfly levels per pass (K <= 1024)
-inline constexpr int kBlockElements = 1024;  // elements a block holds in shared memory (32 KiB)
+inline constexpr int kBlockLg = 11;        // elements a block holds in shared memory: 2^11 (64 KiB)
+inline constexpr int kBlockElements = 1 << kBlockLg;
+inline constexpr int kThreadLg = 3;        // elements a thread holds in registers: 2^3
+inline constexpr int kThreadElements = 1 << kThreadLg;
+inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
+inline constexpr int kTwistTableLg = 18;   // the direct twist table: up to 2^18 roots (8 MiB) a direction
 
 PP_HD PP_INLINE uint32_t bit_reverse(uint32_t x, int bits) {
 #if PP_DEVICE_CODE
@@ -43,27 +57,28 @@ PP_HD PP_INLINE uint32_t bit_reverse(uint32_t x, int bits) {
 #endif
 }
 
-// One pass: levels [m, m + k) of a 2^lg transform, `cols` columns per block.
+// One pass: levels [m, m + k) of a 2^lg transform, 2^cols_lg columns per block. Element e of a
+// block is position pos = e >> cols_lg of column col = e & (cols - 1).
 struct NttPass {
-  int lg, m, k, cols;
+  int lg, m, k, cols_lg;
   PP_HD uint32_t K() const { return 1u << k; }
-  PP_HD uint32_t elements_per_block() const { return uint32_t(cols) << k; }
-  PP_HD uint32_t threads_per_block() const { return elements_per_block() / 2; }
-  PP_HD uint64_t blocks() const { return (uint64_t(1) << (lg - k)) / uint64_t(cols); }
-  // Global index of local element e = t·cols + col (row t of the K-point column) of block `block`.
-  PP_HD uint64_t global_index(uint64_t block, uint32_t e) const {
-    const uint64_t groups = (uint64_t(1) << m) / uint64_t(cols);  // column groups per row block
-    const uint64_t hi = block / groups, cg = block % groups;
-    const uint32_t t = e / uint32_t(cols), col = e % uint32_t(cols);
-    return (hi << (m + k)) + (uint64_t(t) << m) + cg * uint64_t(cols) + col;
+  PP_HD uint32_t cols() const { return 1u << cols_lg; }
+  PP_HD uint32_t elements_per_block() const { return 1u << (cols_lg + k); }
+  PP_HD uint32_t threads_per_block() const {
+    return cols_lg + k > kThreadLg ? 1u << (cols_lg + k - kThreadLg) : 1u;
   }
-  // Twist exponent of local element e: column c (the low m bits of its index) times its
-  // frequency bitrev_k(t), scaled to the full domain. Zero when m == 0 (no twist needed).
-  PP_HD uint64_t twist_exponent(uint64_t block, uint32_t e) const {
-    const uint64_t groups = (uint64_t(1) << m) / uint64_t(cols);
-    const uint64_t c = (block % groups) * uint64_t(cols) + e % uint32_t(cols);
-    const uint64_t f = bit_reverse(e / uint32_t(cols), k);
-    return (c * f) << (lg - m - k);
+  PP_HD uint64_t blocks() const { return uint64_t(1) << (lg - k - cols_lg); }
+  PP_HD int rounds() const { return (k + kThreadLg - 1) / kThreadLg; }
+  // Column index (in [0, 2^m)) of a block's column `col`.
+  PP_HD uint32_t column(uint64_t block, uint32_t col) const {
+    return uint32_t(block & ((uint64_t(1) << (m - cols_lg)) - 1)) << cols_lg | col;
+  }
+  PP_HD uint64_t global_index(uint64_t block, uint32_t pos, uint32_t col) const {
+    const uint64_t hi = block >> (m - cols_lg);
+    return (hi << (m + k)) + (uint64_t(pos) << m) + column(block, col);
+  }
+  PP_HD uint64_t global_index(uint64_t block, uint32_t e) const {
+    return global_index(block, e >> cols_lg, e & (cols() - 1));
   }
 };
 
@@ -85,35 +100,99 @@ PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg) {
   for (int i = 0; i < plan.count; ++i) {
     const int k = (top + (plan.count - i) - 1) / (plan.count - i);  // ceil(remaining / passes left)
     const int m = top - k;
-    int cols = kBlockElements >> k;
-    if (cols > (1 << m)) cols = 1 << m;
-    plan.pass[i] = NttPass{lg, m, k, cols};
+    const int cols_lg = kBlockLg - k < m ? kBlockLg - k : m;
+    plan.pass[i] = NttPass{lg, m, k, cols_lg};
     top = m;
   }
   return plan;
 }
 
-// The roots a transform of size 2^lg needs, all in one table set that lives in device memory
-// (or host memory for the twin). lo[i] = w^i (i < 2^b), hi[j] = w^(j·2^b) (j < 2^(lg-b)),
-// small[v] = w_K^v for the largest pass size K (v < K/2), for w = omega and w = omega^-1, and
-// the same two-level powers of the coset shift and its inverse.
+// The levels of round r of a pass: the thread's 8 registers hold the positions whose bits
+// [lo, lo + bits) vary (bits = min(k, 3)), and the round runs levels [level_lo, level_hi) —
+// from the top down for DIF, from the bottom up for DIT.
+struct NttRound {
+  int lo, bits, level_lo, level_hi;
+};
+PP_HD PP_INLINE NttRound round_of(const NttPass& p, bool dif, int r) {
+  const int bits = p.k < kThreadLg ? p.k : kThreadLg;
+  if (dif) {
+    const int top = p.k - kThreadLg * r;
+    const int bottom = top > kThreadLg ? top - kThreadLg : 0;
+    return NttRound{bottom, bits, bottom, top};
+  }
+  const int bottom = kThreadLg * r;
+  const int top = bottom + kThreadLg < p.k ? bottom + kThreadLg : p.k;
+  return NttRound{bottom < p.k - bits ? bottom : p.k - bits, bits, bottom, top};
+}
+
+// Which element register q of thread `tid` holds in a round. The low bits of tid pick the column
+// (threads side by side read neighbouring columns); the rest, `o`, fills the position bits
+// outside [lo, lo + bits). A pass with k < 3 packs 2^(3 - k) columns into a thread's registers;
+// `valid` is false for registers past the block's last column (tiny transforms only).
+struct RoundMap {
+  uint32_t o, tcol;
+  int lo, bits, extra;  // extra = 3 - bits column bits in q
+  uint32_t cols;
+  PP_HD PP_INLINE uint32_t pos(int q) const {
+    const uint32_t low = o & ((1u << lo) - 1);
+    return low | (uint32_t(q & ((1 << bits) - 1)) << lo) | ((o >> lo) << (lo + bits));
+  }
+  PP_HD PP_INLINE uint32_t col(int q) const { return (tcol << extra) | uint32_t(q >> bits); }
+  PP_HD PP_INLINE bool valid(int q) const { return col(q) < cols; }
+  PP_HD PP_INLINE uint32_t element(int q, int cols_lg) const { return pos(q) << cols_lg | col(q); }
+  // Exponent u of the level-j root of the butterfly whose lower element is register q: the
+  // position's bits below j.
+  PP_HD PP_INLINE uint32_t root_exponent(int q, int d) const {
+    return (o & ((1u << lo) - 1)) | (uint32_t(q & ((1 << d) - 1)) << lo);
+  }
+};
+PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_t tid) {
+  const int extra = kThreadLg - rd.bits;
+  const int tcols_lg = p.cols_lg > extra ? p.cols_lg - extra : 0;
+  return RoundMap{tid >> tcols_lg, tid & ((1u << tcols_lg) - 1), rd.lo, rd.bits, extra, p.cols()};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables.
+
+// The roots a transform of size 2^lg needs, all in one buffer that lives in device memory (or
+// host memory for the twin): lo[i] = w^i (i < 2^b), hi[j] = w^(j·2^b) (j < 2^(lg-b)) for
+// w = omega, omega^-1, the coset shift and its inverse; small[v] = w_K^v for the largest pass
+// size K (v < K/2) for omega and omega^-1; mid[e] = w^(e·2^(lg - mid_lg)) (e < 2^mid_lg) for
+// omega and omega^-1, the direct twist table.
 struct NttTables {
-  int lg = 0, b = 0, small_lg = 0;
+  int lg = 0, b = 0, small_lg = 0, mid_lg = 0;
   const Fr* fwd_lo = nullptr; const Fr* fwd_hi = nullptr;
   const Fr* inv_lo = nullptr; const Fr* inv_hi = nullptr;
   const Fr* shift_lo = nullptr; const Fr* shift_hi = nullptr;
   const Fr* shift_inv_lo = nullptr; const Fr* shift_inv_hi = nullptr;
   const Fr* small_fwd = nullptr; const Fr* small_inv = nullptr;
+  const Fr* mid_fwd = nullptr; const Fr* mid_inv = nullptr;
   Fr size_inv;  // 1 / 2^lg
 };
 
-// Table layout in one buffer of table_elements(lg) Fr, in the order of the fields above.
 PP_HD inline int table_split(int lg) { return (lg + 1) / 2; }
 PP_HD inline int table_small_lg(int lg) { return lg < kMaxPassLg ? lg : kMaxPassLg; }
+// The direct twist table's size: the largest m + k <= kTwistTableLg of a twisted pass (m > 0) of
+// the 2^lg plan, 0 if none (then every twist uses the two-level tables).
+PP_HD inline int table_mid_lg(int lg) {
+  const NttPlan plan = make_ntt_plan(lg);
+  int t = 0;
+  for (int i = 0; i < plan.count; ++i) {
+    const int span = plan.pass[i].m + plan.pass[i].k;
+    if (plan.pass[i].m > 0 && span <= kTwistTableLg && span > t) t = span;
+  }
+  return t;
+}
+PP_HD inline std::size_t table_mid_elements(int lg) {
+  const int t = table_mid_lg(lg);
+  return t > 0 ? std::size_t(1) << t : 0;
+}
+// Elements of the table buffer of a 2^lg domain, in the order of the fields above.
 PP_HD inline std::size_t table_elements(int lg) {
   const int b = table_split(lg);
   const std::size_t two_level = (std::size_t(1) << b) + (std::size_t(1) << (lg - b));
-  return 4 * two_level + 2 * (std::size_t(1) << (table_small_lg(lg) - 1));
+  return 4 * two_level + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + 2 * table_mid_elements(lg);
 }
 // Points `t` into a buffer of table_elements(lg) elements (no values written).
 PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
@@ -121,14 +200,18 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
   t.lg = lg;
   t.b = table_split(lg);
   t.small_lg = table_small_lg(lg);
+  t.mid_lg = table_mid_lg(lg);
   const std::size_t lo = std::size_t(1) << t.b, hi = std::size_t(1) << (lg - t.b);
+  const std::size_t mid = table_mid_elements(lg);
   Fr* p = base;
   t.fwd_lo = p; p += lo; t.fwd_hi = p; p += hi;
   t.inv_lo = p; p += lo; t.inv_hi = p; p += hi;
   t.shift_lo = p; p += lo; t.shift_hi = p; p += hi;
   t.shift_inv_lo = p; p += lo; t.shift_inv_hi = p; p += hi;
   t.small_fwd = p; p += std::size_t(1) << (t.small_lg - 1);
-  t.small_inv = p;
+  t.small_inv = p; p += std::size_t(1) << (t.small_lg - 1);
+  t.mid_fwd = p; p += mid;
+  t.mid_inv = p;
   t.size_inv = size_inv;
   return t;
 }
@@ -152,56 +235,70 @@ PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i) {
   }
   // small tables: w_K = omega^(2^(lg - small_lg))
   const std::size_t half = std::size_t(1) << (table_small_lg(lg) - 1);
-  const int s = i < half ? 0 : 1;
-  if (s == 1) i -= half;
-  return (s == 0 ? r.omega : r.omega_inv).pow_u64(uint64_t(i) << (lg - table_small_lg(lg)));
+  for (int s = 0; s < 2; ++s) {
+    if (i < half) return bases[s]->pow_u64(uint64_t(i) << (lg - table_small_lg(lg)));
+    i -= half;
+  }
+  // direct twist tables: omega^(e·2^(lg - mid_lg))
+  const std::size_t mid = table_mid_elements(lg);
+  const int s = i < mid ? 0 : 1;
+  if (s == 1) i -= mid;
+  return bases[s]->pow_u64(uint64_t(i) << (lg - table_mid_lg(lg)));
 }
 
 PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) {
   return lo[e & ((uint64_t(1) << b) - 1)] * hi[e >> b];
 }
 
-// A block's elements in shared memory, limb-major: limb l of element e at s[l·stride + e]. A warp
-// touching consecutive elements then reads consecutive 64-bit words (no bank conflicts), where
-// whole 32-byte elements side by side would collide 4 ways.
-struct LimbSlots {
+// ---------------------------------------------------------------------------------------------
+// Shared memory.
+
+// A block's elements in shared memory as two 16-byte halves (limbs 0-1, limbs 2-3) in two arrays
+// of `stride` words, element e at word swizzle(e) of each. The swizzle (the low 3 bits XOR bits
+// 3-5) and the 4-word offset of the second array make every access pattern of the pass
+// conflict-free: 8 threads reading 16 bytes each touch all 32 banks once.
+struct HalfSlots {
   uint64_t* s;
-  uint32_t stride;
+  uint32_t stride;  // 16-byte words per array: elements + 4
+  PP_HD PP_INLINE static uint32_t swizzle(uint32_t e) { return e ^ ((e >> 3) & 7u); }
+  PP_HD PP_INLINE uint64_t* word(uint32_t e, int half) const { return s + 2 * (half * stride + swizzle(e)); }
   PP_HD PP_INLINE Fr get(uint32_t e) const {
     Fr r;
-    PP_UNROLL for (int l = 0; l < 4; ++l) r.l[l] = s[l * stride + e];
+    get_half(e, 0, r.l[0], r.l[1]);
+    get_half(e, 1, r.l[2], r.l[3]);
     return r;
   }
   PP_HD PP_INLINE void set(uint32_t e, const Fr& v) const {
-    PP_UNROLL for (int l = 0; l < 4; ++l) s[l * stride + e] = v.l[l];
+    set_half(e, 0, v.l[0], v.l[1]);
+    set_half(e, 1, v.l[2], v.l[3]);
+  }
+  PP_HD PP_INLINE void get_half(uint32_t e, int half, uint64_t& a, uint64_t& b) const {
+#if PP_DEVICE_CODE
+    const ulonglong2 w = *reinterpret_cast<const ulonglong2*>(word(e, half));
+    a = w.x;
+    b = w.y;
+#else
+    const uint64_t* w = word(e, half);
+    a = w[0];
+    b = w[1];
+#endif
+  }
+  PP_HD PP_INLINE void set_half(uint32_t e, int half, uint64_t a, uint64_t b) const {
+#if PP_DEVICE_CODE
+    *reinterpret_cast<ulonglong2*>(word(e, half)) = make_ulonglong2(a, b);
+#else
+    uint64_t* w = word(e, half);
+    w[0] = a;
+    w[1] = b;
+#endif
   }
 };
-
-// One butterfly of local level j (half-size 2^j) of a K-point column transform held in `s`
-// (element (t, col) at slot t·cols + col); q in [0, cols·K/2) picks the butterfly. `small` holds
-// w_Kmax^v, so the level's root w_(2^(j+1))^u is small[u << (small_lg - 1 - j)].
-PP_HD PP_INLINE void dif_butterfly(const LimbSlots& s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
-  const uint32_t col = q % uint32_t(cols), r = q / uint32_t(cols);
-  const uint32_t h = 1u << j, u = r & (h - 1);
-  const uint32_t i0 = ((r >> j) << (j + 1)) + u, i1 = i0 + h;
-  const Fr x = s.get(i0 * cols + col), y = s.get(i1 * cols + col);
-  s.set(i0 * cols + col, x + y);
-  const Fr diff = x - y;
-  s.set(i1 * cols + col, u == 0 ? diff : diff * small[u << (small_lg - 1 - j)]);
-}
-
-PP_HD PP_INLINE void dit_butterfly(const LimbSlots& s, int cols, int j, uint32_t q, const Fr* small, int small_lg) {
-  const uint32_t col = q % uint32_t(cols), r = q / uint32_t(cols);
-  const uint32_t h = 1u << j, u = r & (h - 1);
-  const uint32_t i0 = ((r >> j) << (j + 1)) + u, i1 = i0 + h;
-  const Fr x = s.get(i0 * cols + col), y = s.get(i1 * cols + col);
-  const Fr t = u == 0 ? y : y * small[u << (small_lg - 1 - j)];
-  s.set(i0 * cols + col, x + t);
-  s.set(i1 * cols + col, x - t);
-}
+// Bytes of shared memory the HalfSlots of `elements` elements take, and those of a pass's block.
+PP_HD constexpr std::size_t slots_bytes(uint32_t elements) { return std::size_t(elements + 4) * 2 * 16; }
+PP_HD inline std::size_t pass_shared_bytes(const NttPass& p) { return slots_bytes(p.elements_per_block()); }
 
 // ---------------------------------------------------------------------------------------------
-// Element-wise steps (one body per element index i of an n = 2^lg array).
+// Element-wise factors.
 
 enum class Scale : uint8_t {
   none,
@@ -210,21 +307,96 @@ enum class Scale : uint8_t {
   size_inv,       // a[i] *= 1/n
 };
 
-// idx is i in natural order, bitrev(i) when the array is in bit-reversed order.
-PP_HD PP_INLINE void scale_element(Fr* a, uint64_t i, const NttTables& t, Scale kind, bool bit_reversed) {
-  const uint64_t idx = bit_reversed ? bit_reverse(uint32_t(i), t.lg) : i;
+// The factor of Scale `kind` (not none) for natural index idx.
+PP_HD PP_INLINE Fr scale_factor(const NttTables& t, Scale kind, uint64_t idx) {
   switch (kind) {
-    case Scale::none:
-      return;
     case Scale::shift:
-      a[i] = a[i] * two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
-      return;
+      return two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
     case Scale::shift_inv:
-      a[i] = a[i] * two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv;
-      return;
-    case Scale::size_inv:
-      a[i] = a[i] * t.size_inv;
-      return;
+      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv;
+    default:
+      return t.size_inv;
+  }
+}
+
+// What one pass does besides its levels: the direction, and the scalings it takes over from the
+// schedule (the first pass run takes `pre`, the last `post`).
+struct PassJob {
+  bool dif = true, inverse = false;
+  Scale pre = Scale::none;   // applied to the loaded elements (input order: natural for DIF)
+  Scale post = Scale::none;  // applied to the stored elements (output order: bit-reversed for DIF)
+};
+
+// The twist root of position pos in column c of pass p.
+PP_HD PP_INLINE Fr twist_root(const NttPass& p, const NttTables& t, bool inverse, uint32_t c, uint32_t pos) {
+  const uint32_t cf = c * bit_reverse(pos, p.k);  // < 2^(m + k) <= 2^28
+  if (p.m + p.k <= t.mid_lg) return (inverse ? t.mid_inv : t.mid_fwd)[cf << (t.mid_lg - p.m - p.k)];
+  return two_level_pow(inverse ? t.inv_lo : t.fwd_lo, inverse ? t.inv_hi : t.fwd_hi, t.b,
+                       uint64_t(cf) << (p.lg - p.m - p.k));
+}
+
+// The element-wise work on register q of the first round (loads: pre-scale, DIT twist) or the
+// last round (stores: DIF twist, post-scale).
+PP_HD PP_INLINE void edge_factors(Fr& x, const NttPass& p, const NttTables& t, const PassJob& job, uint64_t block,
+                                  uint32_t pos, uint32_t col, bool loading) {
+  const Scale scale = loading ? job.pre : job.post;
+  if (scale != Scale::none) {
+    const uint64_t g = p.global_index(block, pos, col);
+    const bool bit_reversed = loading != job.dif;  // DIF reads natural order and writes bit-reversed
+    x *= scale_factor(t, scale, bit_reversed ? bit_reverse(uint32_t(g), p.lg) : g);
+  }
+  if (p.m != 0 && loading != job.dif) x *= twist_root(p, t, job.inverse, p.column(block, col), pos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The round: one thread's 8 registers through the round's levels.
+
+// Round r of pass p for thread tid of block `block`: read the thread's 8 elements from shared
+// memory, apply the first round's load factors, run the levels, apply the last round's store
+// factors, write them back to the same slots. Threads of a round touch disjoint slots, so a round
+// needs one barrier after it and none inside.
+template <bool kDif>
+PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTables& t, const PassJob& job, const HalfSlots& s,
+                                uint64_t block, uint32_t tid, int r) {
+  const NttRound rd = round_of(p, kDif, r);
+  const RoundMap map = round_map(p, rd, tid);
+  const Fr* small = job.inverse ? t.small_inv : t.small_fwd;
+  Fr x[kThreadElements];
+  PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+    x[q] = Fr::zero();
+    if (!map.valid(q)) continue;
+    x[q] = s.get(map.element(q, p.cols_lg));
+    if (r == 0) edge_factors(x[q], p, t, job, block, map.pos(q), map.col(q), true);
+  }
+  // Level j = lo + d: butterflies (q, q + 2^d) for q with bit d clear; root w_(2^(j+1))^u with
+  // u the position's bits below j. With lo == 0, u depends on q only: the same for every thread,
+  // and u == 0 needs no product.
+  PP_UNROLL for (int i = 0; i < kThreadLg; ++i) {
+    const int d = kDif ? kThreadLg - 1 - i : i;
+    const int j = rd.lo + d;
+    if (d >= rd.bits || j < rd.level_lo || j >= rd.level_hi) continue;
+    PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+      if (q & (1 << d)) continue;
+      const int q1 = q | (1 << d);
+      const bool trivial = rd.lo == 0 && (q & ((1 << d) - 1)) == 0;
+      if (kDif) {
+        const Fr diff = x[q] - x[q1];
+        x[q] += x[q1];
+        x[q1] = diff;
+        if (!trivial) x[q1] *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
+      } else {
+        Fr y = x[q1];
+        if (!trivial) y *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
+        x[q1] = x[q] - y;
+        x[q] += y;
+      }
+    }
+  }
+  const bool last = r == p.rounds() - 1;
+  PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+    if (!map.valid(q)) continue;
+    if (last) edge_factors(x[q], p, t, job, block, map.pos(q), map.col(q), false);
+    s.set(map.element(q, p.cols_lg), x[q]);
   }
 }
 
