@@ -406,6 +406,152 @@ TEST(Fp2, MultiplicationMatchesGmpSchoolbook) {
   }
 }
 
+// Canonical a0 + a1·u times b0 + b1·u, reduced, from the GMP values of the coordinates.
+void fp2_product_gmp(Mpz& re, Mpz& im, const Mpz* a, const Mpz* b, const Mpz& p) {
+  Mpz t0, t1;
+  mpz_mul(t0.get(), a[0].get(), b[0].get());
+  mpz_mul(t1.get(), a[1].get(), b[1].get());
+  mpz_sub(re.get(), t0.get(), t1.get());
+  mpz_mod(re.get(), re.get(), p.get());
+  mpz_mul(t0.get(), a[0].get(), b[1].get());
+  mpz_mul(t1.get(), a[1].get(), b[0].get());
+  mpz_add(im.get(), t0.get(), t1.get());
+  mpz_mod(im.get(), im.get(), p.get());
+}
+
+// Fp2 products with edge coordinates (0, 1, 2, p-1, p-2, (p±1)/2, 2^(64k)±1) mixed with random
+// ones, on every host path, by value and through mul_into with every aliasing of the result:
+// the lazy-reduction product (a0·b0 < a1·b1 or not, the largest sums) meets its extremes here.
+TEST(Fp2, ProductsOnEdgeCoordinatesMatchGmp) {
+  std::mt19937_64 rng(kSeed + 6);
+  const Mpz p = modulus_mpz<Fp>();
+  std::vector<Mpz> pool;
+  for (long v : {0L, 1L, 2L, -1L, -2L}) {
+    Mpz x;
+    mpz_set_si(x.get(), v);
+    mpz_mod(x.get(), x.get(), p.get());
+    pool.push_back(x);
+  }
+  Mpz half;
+  mpz_sub_ui(half.get(), p.get(), 1);
+  mpz_fdiv_q_2exp(half.get(), half.get(), 1);
+  pool.push_back(half);
+  mpz_add_ui(half.get(), half.get(), 1);
+  pool.push_back(half);
+  for (int k = 1; k < 6; ++k)
+    for (int d : {-1, 1}) {
+      Mpz x;
+      mpz_setbit(x.get(), 64 * k);
+      if (d < 0) mpz_sub_ui(x.get(), x.get(), 1);
+      else mpz_add_ui(x.get(), x.get(), 1);
+      pool.push_back(x);
+    }
+  const size_t edges = pool.size();
+  for (int i = 0; i < 16; ++i) pool.push_back(value(random_element<Fp>(rng)));
+  for (bool kernels : host_paths()) {
+    SCOPED_TRACE(path_name(kernels));
+    HostPath path(kernels);
+    for (int t = 0; t < 20000; ++t) {
+      Mpz av[2], bv[2];
+      for (Mpz* v : {&av[0], &av[1], &bv[0], &bv[1]}) *v = pool[t % 3 ? rng() % edges : rng() % pool.size()];
+      const Fp2 a{element<Fp>(av[0]), element<Fp>(av[1])};
+      const Fp2 b{element<Fp>(bv[0]), element<Fp>(bv[1])};
+      Mpz re, im, sre, sim;
+      fp2_product_gmp(re, im, av, bv, p);
+      fp2_product_gmp(sre, sim, av, av, p);
+      Fp2 by_value = a * b, into, alias_a = a, alias_b = b, square = a;
+      mul_into(into, a, b);
+      mul_into(alias_a, alias_a, b);
+      mul_into(alias_b, a, alias_b);
+      mul_into(square, square, square);
+      for (const Fp2* got : {&by_value, &into, &alias_a, &alias_b}) {
+        ASSERT_EQ(value(got->c0), re) << "a = " << av[0].hex() << " + " << av[1].hex() << "u, b = " << bv[0].hex()
+                                      << " + " << bv[1].hex() << "u";
+        ASSERT_EQ(value(got->c1), im) << "a = " << av[0].hex() << " + " << av[1].hex() << "u, b = " << bv[0].hex()
+                                      << " + " << bv[1].hex() << "u";
+      }
+      ASSERT_EQ(value(square.c0), sre);
+      ASSERT_EQ(value(square.c1), sim);
+      ASSERT_EQ(value((a * a).c0), sre);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+// The two kernels under the lazy Fp2 product, against GMP: the 12-limb product for any 6-limb
+// operands (carry-heavy limb patterns: all ones, 2^63, the modulus limbs), the reduction
+// t·2^-384 mod p for t up to its bound p·2^384 - 1, its edges included.
+TEST(FpLazy, WideProductAndReductionMatchGmp) {
+  if (!field_asm_supported()) GTEST_SKIP() << "no BMI2/ADX here: the kernels cannot run";
+  std::mt19937_64 rng(kSeed + 7);
+  const Mpz p = modulus_mpz<Fp>();
+  constexpr Limbs<6> m = FpParams::modulus;
+  const uint64_t* k = detail::kMulxTable<FpParams>.v;
+  Mpz r, rinv, bound;
+  mpz_setbit(r.get(), 384);
+  ASSERT_NE(mpz_invert(rinv.get(), r.get(), p.get()), 0);
+  mpz_mul_2exp(bound.get(), p.get(), 384);  // p·2^384
+  auto limb = [&](int i) {
+    const uint64_t choices[] = {0, 1, ~uint64_t(0), ~uint64_t(0) - 1, uint64_t(1) << 63, m.v[i % 6], rng(), rng()};
+    return choices[rng() % (sizeof(choices) / sizeof(choices[0]))];
+  };
+  for (int t = 0; t < 50000; ++t) {
+    uint64_t a[6], b[6], w[12];
+    for (int i = 0; i < 6; ++i) {
+      a[i] = t == 0 ? ~uint64_t(0) : limb(i);
+      b[i] = t == 0 ? ~uint64_t(0) : limb(i);
+    }
+    detail::mul_wide_mulx6(w, a, b);
+    Mpz want;
+    mpz_mul(want.get(), to_mpz<6>(a).get(), to_mpz<6>(b).get());
+    ASSERT_EQ(to_mpz<12>(w), want) << to_mpz<6>(a).hex() << " * " << to_mpz<6>(b).hex();
+  }
+  // Reduction inputs: 0, 1, the bound minus 1, 2, 2^64, 2^384 and their neighbours below it,
+  // (p-1)·2^384 + (2^384 - 1), p^2 - 1, then patterned and uniform values reduced below it.
+  std::vector<Mpz> inputs;
+  auto push = [&](const Mpz& x) { inputs.push_back(x); };
+  for (unsigned long v : {0UL, 1UL, 2UL}) {
+    Mpz x;
+    mpz_set_ui(x.get(), v);
+    push(x);
+    mpz_sub_ui(x.get(), bound.get(), v + 1);
+    push(x);
+  }
+  for (int bit : {64, 383, 384, 385, 700, 761}) {
+    Mpz x;
+    mpz_setbit(x.get(), bit);
+    push(x);
+    mpz_sub_ui(x.get(), x.get(), 1);
+    push(x);
+  }
+  {
+    Mpz x;
+    mpz_mul(x.get(), p.get(), p.get());
+    mpz_sub_ui(x.get(), x.get(), 1);
+    push(x);
+    mpz_mul_ui(x.get(), x.get(), 2);
+    push(x);
+  }
+  for (int t = 0; t < 50000; ++t) {
+    uint64_t v[12];
+    for (int i = 0; i < 12; ++i) v[i] = t % 2 ? limb(i) : rng();
+    Mpz x = to_mpz<12>(v);
+    mpz_mod(x.get(), x.get(), bound.get());
+    push(x);
+  }
+  for (const Mpz& x : inputs) {
+    ASSERT_LT(mpz_cmp(x.get(), bound.get()), 0);
+    uint64_t in[12], out[6];
+    from_mpz<12>(in, x);
+    detail::redc_mulx6(out, in, k);
+    Mpz want;
+    mpz_mul(want.get(), x.get(), rinv.get());
+    mpz_mod(want.get(), want.get(), p.get());
+    ASSERT_EQ(to_mpz<6>(out), want) << "t = " << x.hex();
+  }
+}
+#endif
+
 TEST(Fp2, SqrtRoundTripAndNonSquares) {
   std::mt19937_64 rng(kSeed + 5);
   int non_squares = 0;

@@ -154,9 +154,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   pp::cli::BenchFieldOptions bench_field;
-  auto* bf = bench->add_subcommand("field", "Time Fp/Fr multiplication and squaring (CPU, dependent chains, ns per op)");
+  auto* bf = bench->add_subcommand("field", "Time Fp/Fr/Fp2 multiplication and squaring (CPU, dependent chains, ns per op)");
   bf->add_option("--op", bench_field.op, "Operation")
-      ->check(CLI::IsMember({"all", "fp-mul", "fp-sqr", "fr-mul", "fr-sqr"}))
+      ->check(CLI::IsMember({"all", "fp-mul", "fp-sqr", "fr-mul", "fr-sqr", "fp2-mul", "fp2-sqr"}))
       ->capture_default_str();
   bf->add_option("--form", bench_field.form, "inplace (a *= b), value (a = a * b) or both")
       ->check(CLI::IsMember({"inplace", "value", "both"}))

@@ -39,6 +39,46 @@ inline constexpr Limbs<6> fp_sqrt_exp = limbs::shr1(limbs::shr1(limbs::add_small
 /* (p - 3) / 4: exponent of the Fp2 square-root algorithm */
 inline constexpr Limbs<6> fp_p_minus_3_div_4 = limbs::shr1(limbs::shr1(limbs::sub_small(FpParams::modulus, 3)));
 static_assert((FpParams::modulus.v[0] & 3) == 3, "p = 3 mod 4");
+
+#if !PP_DEVICE_CODE && defined(__x86_64__)
+// (a0 + a1 u)(b0 + b1 u) with lazy reduction: three 12-limb products (Karatsuba) and two
+// Montgomery reductions instead of three full Montgomery products. With v0 = a0·b0,
+// v1 = a1·b1 and s = (a0 + a1)(b0 + b1) as integers (the sums unreduced: < 2p < 2^382),
+//   c1 = REDC(s - v0 - v1),  s - v0 - v1 = a0·b1 + a1·b0 in [0, 2p^2), below p·2^384;
+//   c0 = REDC(v0 - v1 + (p·2^384 if v0 < v1)), in [0, p·2^384) either way;
+// redc_mulx6 needs exactly that bound. Needs the mulx kernels (g_host_mulx); r may alias a or b
+// (every input is read before r is written). Out of line: ~700 instructions.
+__attribute__((noinline)) inline void fp2_mul_lazy(Fp& r0, Fp& r1, const Fp& a0, const Fp& a1,
+                                                   const Fp& b0, const Fp& b1) {
+  constexpr const uint64_t* k = kMulxTable<FpParams>.v;
+  uint64_t sa[6], sb[6], v0[12], v1[12], s[12];
+  unsigned char ca = 0, cb = 0;
+  for (int i = 0; i < 6; ++i) {
+    ca = addc64(ca, a0.l[i], a1.l[i], sa[i]);  // no carry out: the spare bits
+    cb = addc64(cb, b0.l[i], b1.l[i], sb[i]);
+  }
+  mul_wide_mulx6(v0, a0.l, b0.l);
+  mul_wide_mulx6(v1, a1.l, b1.l);
+  mul_wide_mulx6(s, sa, sb);
+  // s -= v0 + v1 (v0 + v1 < 2p^2 < 2^763: no carry out; the difference is >= 0).
+  uint64_t w[12];
+  unsigned char c = 0;
+  for (int i = 0; i < 12; ++i) c = addc64(c, v0[i], v1[i], w[i]);
+  c = 0;
+  for (int i = 0; i < 12; ++i) c = subb64(c, s[i], w[i], s[i]);
+  // v0 -= v1, then + p·2^384 where that borrowed: p added to the high half, selected by cmov
+  // (a masked add would put the "and"s inside the carry chain, see mod_sub_host).
+  c = 0;
+  for (int i = 0; i < 12; ++i) c = subb64(c, v0[i], v1[i], v0[i]);
+  const uint64_t wrap = borrow_mask(c);
+  uint64_t e[6];
+  c = 0;
+  for (int i = 0; i < 6; ++i) c = addc64(c, v0[6 + i], k[i], e[i]);  // final carry unused
+  for (int i = 0; i < 6; ++i) v0[6 + i] = select64(wrap, e[i], v0[6 + i]);
+  redc_mulx6(r0.l, v0, k);
+  redc_mulx6(r1.l, s, k);
+}
+#endif
 }  // namespace detail
 
 // Square root in Fp; false when a is not a square.
@@ -64,16 +104,30 @@ struct alignas(8) Fp2 {
   PP_HD friend Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
   PP_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   PP_HD Fp2 operator-() const { return {-c0, -c1}; }
-  // Karatsuba: 3 base multiplications.
+  // Karatsuba: 3 base multiplications; on x86-64 hosts with the mulx kernels their
+  // products share two Montgomery reductions (detail::fp2_mul_lazy).
   PP_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
+#if !PP_DEVICE_CODE && defined(__x86_64__)
+    if (__builtin_expect(detail::g_host_mulx, 1)) {
+      Fp2 r;
+      detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
+      return r;
+    }
+#endif
     const Fp v0 = a.c0 * b.c0;
     const Fp v1 = a.c1 * b.c1;
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
   PP_HD Fp2 operator*(const Fp& s) const { return {c0 * s, c1 * s}; }
-  // The same products written into r through Fp's mul_into (no Fp temporaries to copy);
+  // The same product written into r (the lazy kernel, or Fp's mul_into: no Fp temporaries to copy);
   // r may alias a or b: every input is read before r is written.
   PP_HD PP_INLINE friend void mul_into(Fp2& r, const Fp2& a, const Fp2& b) {
+#if !PP_DEVICE_CODE && defined(__x86_64__)
+    if (__builtin_expect(detail::g_host_mulx, 1)) {
+      detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
+      return;
+    }
+#endif
     Fp v0, v1, s, sa, sb;
     mul_into(v0, a.c0, b.c0);
     mul_into(v1, a.c1, b.c1);

@@ -554,6 +554,92 @@ __attribute__((noinline)) inline void mont_mul_mulx6(uint64_t* out, const uint64
   out[4] = r3;
   out[5] = r4;
 }
+
+// ----- Lazy reduction: a 12-limb product and a separate Montgomery reduction (Fp only) -----
+//
+// A sum or difference of products needs one reduction, not one per product: the Fp2 product
+// (ff/bls12_381.hpp) takes three of these products and two reductions instead of three full
+// Montgomery products.
+
+// One row of the unreduced product: (t0..t6) += a·b_i with t6 the fresh top word, then t0 is
+// final and goes to out[i] (out's offset equals b_i's). adox has no immediate form, and mov
+// leaves the flags alone: lo becomes the zero that closes the OF chain.
+#define PP_MULXW_ROW(bi, t0, t1, t2, t3, t4, t5, t6)                                        \
+  "movq " bi "(%[b]), %%rdx\n\txorl %k[" t6 "], %k[" t6 "]\n\t" PP_MULX_MAC("0(%[a])", t0, t1) \
+      PP_MULX_MAC("8(%[a])", t1, t2) PP_MULX_MAC("16(%[a])", t2, t3)                          \
+          PP_MULX_MAC("24(%[a])", t3, t4) PP_MULX_MAC("32(%[a])", t4, t5)                     \
+              PP_MULX_MAC("40(%[a])", t5, t6) "movl $0, %k[lo]\n\tadoxq %[lo], %[" t6 "]\n\t"  \
+                                              "movq %[" t0 "], " bi "(%[o])\n\t"
+#if defined(__OPTIMIZE__)
+#define PP_MULX_WRITES(n, o) , "=m"(*(uint64_t(*)[n])o)
+#else
+#define PP_MULX_WRITES(n, o)
+#endif
+
+// out[0..12) = a·b for 6-limb a, b (any values below 2^384: no modulus involved). After row i
+// the accumulators hold sum_{j<=i} a·b_j·2^(64j) >> 64i < a·2^64 < 2^448, so the top word
+// never carries out.
+PP_INLINE void mul_wide_mulx6(uint64_t* out, const uint64_t* a, const uint64_t* b) {
+  uint64_t r0, r1, r2, r3, r4, r5, r6, lo, hi;
+  asm(PP_MULX_ROW0_HEAD
+      "mulxq 8(%[a]), %[lo], %[r2]\n\taddq %[lo], %[r1]\n\t"
+      PP_MULX_ROW0_STEP("16", "r2", "r3") PP_MULX_ROW0_STEP("24", "r3", "r4")
+      PP_MULX_ROW0_STEP("32", "r4", "r5") PP_MULX_ROW0_STEP("40", "r5", "r6")
+      "adcq $0, %[r6]\n\tmovq %[r0], 0(%[o])\n\t"
+      PP_MULXW_ROW("8", "r1", "r2", "r3", "r4", "r5", "r6", "r0")
+      PP_MULXW_ROW("16", "r2", "r3", "r4", "r5", "r6", "r0", "r1")
+      PP_MULXW_ROW("24", "r3", "r4", "r5", "r6", "r0", "r1", "r2")
+      PP_MULXW_ROW("32", "r4", "r5", "r6", "r0", "r1", "r2", "r3")
+      PP_MULXW_ROW("40", "r5", "r6", "r0", "r1", "r2", "r3", "r4")
+      "movq %[r6], 48(%[o])\n\tmovq %[r0], 56(%[o])\n\tmovq %[r1], 64(%[o])\n\t"
+      "movq %[r2], 72(%[o])\n\tmovq %[r3], 80(%[o])\n\tmovq %[r4], 88(%[o])"
+      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+        [r5] "=&r"(r5), [r6] "=&r"(r6), [lo] "=&r"(lo), [hi] "=&r"(hi) PP_MULX_WRITES(12, out)
+      : [a] "r"(a), [b] "r"(b), [o] "r"(out) PP_MULX_READS(6, a, b)
+      : "rdx", "cc" PP_MULX_MEMORY);
+}
+
+// out = t·2^-384 mod m for a 12-limb t < m·2^384, fully reduced. The six reduction steps of
+// mont_mul_mulx6 run on t's low half alone (the q's only depend on it): the window stays below
+// 2^384 + m·2^64 before each shift, and ends as (t_low + Q·m)/2^384 < m + 1; adding t's high
+// half (< m) gives (t + Q·m)/2^384 < 2m, one conditional subtraction.
+PP_INLINE void redc_mulx6(uint64_t* out, const uint64_t* t, const uint64_t* k) {
+  uint64_t r0, r1, r2, r3, r4, r5, r6, lo, hi, s;
+  const uint64_t* pt = t;
+  asm("movq 0(%[t]), %[r0]\n\tmovq 8(%[t]), %[r1]\n\tmovq 16(%[t]), %[r2]\n\t"
+      "movq 24(%[t]), %[r3]\n\tmovq 32(%[t]), %[r4]\n\tmovq 40(%[t]), %[r5]\n\t"
+      "xorl %k[r6], %k[r6]\n\t"
+      PP_MULX6_RED("r0", "r1", "r2", "r3", "r4", "r5", "r6")
+      PP_MULX6_RED("r1", "r2", "r3", "r4", "r5", "r6", "r0")
+      PP_MULX6_RED("r2", "r3", "r4", "r5", "r6", "r0", "r1")
+      PP_MULX6_RED("r3", "r4", "r5", "r6", "r0", "r1", "r2")
+      PP_MULX6_RED("r4", "r5", "r6", "r0", "r1", "r2", "r3")
+      PP_MULX6_RED("r5", "r6", "r0", "r1", "r2", "r3", "r4")
+      // + t_high; the window is (r6, r0, r1, r2, r3, r4), r5 is zero.
+      "addq 48(%[t]), %[r6]\n\tadcq 56(%[t]), %[r0]\n\tadcq 64(%[t]), %[r1]\n\t"
+      "adcq 72(%[t]), %[r2]\n\tadcq 80(%[t]), %[r3]\n\tadcq 88(%[t]), %[r4]\n\t"
+      // < 2m: r5, lo, hi, rdx, t, s hold it minus m; keep it on borrow.
+      "movq %[r6], %[lo]\n\tsubq 0(%[k]), %[lo]\n\t"
+      "movq %[r0], %[hi]\n\tsbbq 8(%[k]), %[hi]\n\t"
+      "movq %[r1], %%rdx\n\tsbbq 16(%[k]), %%rdx\n\t"
+      "movq %[r2], %[r5]\n\tsbbq 24(%[k]), %[r5]\n\t"
+      "movq %[r3], %[t]\n\tsbbq 32(%[k]), %[t]\n\t"
+      "movq %[r4], %[s]\n\tsbbq 40(%[k]), %[s]\n\t"
+      "cmovaeq %[lo], %[r6]\n\tcmovaeq %[hi], %[r0]\n\tcmovaeq %%rdx, %[r1]\n\t"
+      "cmovaeq %[r5], %[r2]\n\tcmovaeq %[t], %[r3]\n\tcmovaeq %[s], %[r4]"
+      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+        [r5] "=&r"(r5), [r6] "=&r"(r6), [lo] "=&r"(lo), [hi] "=&r"(hi), [s] "=&r"(s), [t] "+r"(pt)
+      : [k] "r"(k) PP_MULX_READS(12, t, t)
+      : "rdx", "cc" PP_MULX_MEMORY);
+  out[0] = r6;
+  out[1] = r0;
+  out[2] = r1;
+  out[3] = r2;
+  out[4] = r3;
+  out[5] = r4;
+}
+#undef PP_MULXW_ROW
+#undef PP_MULX_WRITES
 #undef PP_MULX_MAC
 #undef PP_MULX_ROW0_HEAD
 #undef PP_MULX_ROW0_STEP
