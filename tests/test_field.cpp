@@ -419,8 +419,8 @@ void fp2_product_gmp(Mpz& re, Mpz& im, const Mpz* a, const Mpz* b, const Mpz& p)
   mpz_mod(im.get(), im.get(), p.get());
 }
 
-// Fp2 products with edge coordinates (0, 1, 2, p-1, p-2, (p±1)/2, 2^(64k)±1) mixed with random
-// ones, on every host path, by value and through mul_into with every aliasing of the result:
+// Fp2 products and norms with edge coordinates (0, 1, 2, p-1, p-2, (p±1)/2, 2^(64k)±1) mixed with
+// random ones, on every host path, by value and through mul_into with every aliasing of the result:
 // the lazy-reduction product (a0·b0 < a1·b1 or not, the largest sums) meets its extremes here.
 TEST(Fp2, ProductsOnEdgeCoordinatesMatchGmp) {
   std::mt19937_64 rng(kSeed + 6);
@@ -473,13 +473,23 @@ TEST(Fp2, ProductsOnEdgeCoordinatesMatchGmp) {
       ASSERT_EQ(value(square.c0), sre);
       ASSERT_EQ(value(square.c1), sim);
       ASSERT_EQ(value((a * a).c0), sre);
+      // The norm a0^2 + a1^2 (one reduction for both squares on the kernel path).
+      Mpz norm, t1;
+      mpz_mul(norm.get(), av[0].get(), av[0].get());
+      mpz_mul(t1.get(), av[1].get(), av[1].get());
+      mpz_add(norm.get(), norm.get(), t1.get());
+      mpz_mod(norm.get(), norm.get(), p.get());
+      Fp n = a.c1;
+      norm_into(n, a);
+      ASSERT_EQ(value(n), norm);
+      ASSERT_EQ(value(a.norm()), norm);
     }
   }
 }
 
 #if defined(__x86_64__)
-// The two kernels under the lazy Fp2 product, against GMP: the 12-limb product for any 6-limb
-// operands (carry-heavy limb patterns: all ones, 2^63, the modulus limbs), the reduction
+// The kernels under the lazy Fp2 product and the Fp squaring, against GMP: the 12-limb product
+// and square for any 6-limb operands (carry-heavy limb patterns: all ones, 2^63, the modulus limbs), the reduction
 // t·2^-384 mod p for t up to its bound p·2^384 - 1, its edges included.
 TEST(FpLazy, WideProductAndReductionMatchGmp) {
   if (!field_asm_supported()) GTEST_SKIP() << "no BMI2/ADX here: the kernels cannot run";
@@ -505,6 +515,9 @@ TEST(FpLazy, WideProductAndReductionMatchGmp) {
     Mpz want;
     mpz_mul(want.get(), to_mpz<6>(a).get(), to_mpz<6>(b).get());
     ASSERT_EQ(to_mpz<12>(w), want) << to_mpz<6>(a).hex() << " * " << to_mpz<6>(b).hex();
+    detail::sqr_wide_mulx6(w, a);
+    mpz_mul(want.get(), to_mpz<6>(a).get(), to_mpz<6>(a).get());
+    ASSERT_EQ(to_mpz<12>(w), want) << to_mpz<6>(a).hex() << " squared";
   }
   // Reduction inputs: 0, 1, the bound minus 1, 2, 2^64, 2^384 and their neighbours below it,
   // (p-1)·2^384 + (2^384 - 1), p^2 - 1, then patterned and uniform values reduced below it.

@@ -86,11 +86,8 @@ __attribute__((noinline)) void fsqr(Fp2& r, const Fp2& a) { sqr_into(r, a); }
 PP_INLINE void diff_key(Fp& key, const Fp& x1, const Fp& x0) { sub_into(key, x1, x0); }
 PP_INLINE void diff_key(Fp& key, const Fp2& x1, const Fp2& x0) {
   Fp2 d;
-  Fp t;
   sub_into(d, x1, x0);
-  sqr_into(key, d.c0);
-  sqr_into(t, d.c1);
-  add_into(key, key, t);
+  norm_into(key, d);
 }
 // lambda = dy / (x1 - x0) given ik = 1/key.
 PP_INLINE void slope(Fp& l, const Fp& dy, const Fp&, const Fp&, const Fp& ik) { fmul(l, dy, ik); }
