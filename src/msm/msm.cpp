@@ -307,13 +307,24 @@ class AffineBuckets {
     // coin flip): the input is read in order and each bucket's segment is written in order.
     // (Reading the points through sorted indices instead, a gather from all over the input,
     // was slower, most of all while the other core loads the shared caches.)
+    // The writes go to up to nb_ places at once, beyond L1 and L2 (a block's list is several MB):
+    // each would wait for its cache line. Fetching the line for a write kPrefetch points ahead
+    // (the entry the bucket's next point goes to, give or take a point of the same bucket)
+    // hides that.
     fill_.assign(seg_.begin(), seg_.end());
+    constexpr std::size_t kPrefetch = 16;
     for (std::size_t i = begin; i < end; ++i) {
+      if (i + kPrefetch < end) {
+        const int32_t da = dig[i + kPrefetch];
+        if (da != 0) __builtin_prefetch(&list_[fill_[std::size_t(da > 0 ? da : -da) - 1]], 1);
+      }
       const int32_t d = dig[i];
       if (d == 0) continue;
-      Affine<C>& o = list_[fill_[std::size_t(d > 0 ? d : -d) - 1]++];
-      o.x = pts[i].x;
-      neg_into_if(o.y, pts[i].y, d < 0);
+      // Negated in a local, then stored once: negating into the list entry, which might alias
+      // the input as far as the compiler knows, made GCC store and reload every limb.
+      Affine<C> p = pts[i];
+      neg_into_if(p.y, p.y, d < 0);
+      list_[fill_[std::size_t(d > 0 ? d : -d) - 1]++] = p;
     }
     // Level one (with the running sums), then the later levels: pairs of each bucket's
     // entries, the sums packed at the front of its segment, in place.
