@@ -380,8 +380,9 @@ class AffineBuckets {
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
-    // Forward: prefix products of the x differences' keys (1M each).
-    Fp acc = Fp::one();
+    // The x differences' keys in a pass of their own: it streams through the list (from L3 or
+    // memory at level one, several MB per block). Inside the prefix-product loop each load
+    // waited: one kernel call per step keeps the next step's load out of the reorder window.
     std::size_t t = 0;
     for (uint32_t b : buckets) {
       const uint32_t k = count_[b];
@@ -390,9 +391,13 @@ class AffineBuckets {
         Fp& d = den_[t];
         diff_key(d, x(b, j + 1), x(b, j));
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
-        pre_[t] = acc;
-        mul_into(acc, acc, d);
       }
+    }
+    // Forward: prefix products of the keys (1M each).
+    Fp acc = Fp::one();
+    for (t = 0; t < pairs; ++t) {
+      pre_[t] = acc;
+      mul_into(acc, acc, den_[t]);
     }
     // Backward: pre_[t] becomes 1/den_[t] (2M each).
     if (pairs) {
