@@ -182,6 +182,26 @@ INSTANTIATE_TEST_SUITE_P(Pow2, MsmLargeG1, ::testing::Values(10, 12),
                          [](const ::testing::TestParamInfo<int>& i) { return "n2e" + std::to_string(i.param); });
 
 // ---------------------------------------------------------------------------------------------
+// Windows of 1024 buckets and more with enough points for the affine batches: their bucket
+// reduction splits the weights (j = s·h + l) and sums the buckets again with batch-affine
+// additions into s and nb/s + 1 buckets. c = 11..13 at 2100 points (4200 after the split):
+// 1024 buckets take the split, 2048 and 4096 the XYZZ buckets (under 4 points per bucket), so the
+// windows on both sides of the threshold meet the same naive sum.
+
+template <class C>
+void check_split_reduction(uint64_t salt) {
+  PP_SEED(seed, salt);
+  const std::size_t n = 2100;
+  const auto pts = random_points<C>(n, seed);
+  const auto ks = random_scalars(n, seed + 1);
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  ASSERT_FALSE(want.is_infinity());
+  for (int c : {11, 12, 13}) expect_msm<C>(pts, ks, c, want);
+}
+TEST(MsmSplitReduction, G1MatchesNaive) { check_split_reduction<G1Curve>(0x500); }
+TEST(MsmSplitReduction, G2MatchesNaive) { check_split_reduction<G2Curve>(0x501); }
+
+// ---------------------------------------------------------------------------------------------
 // msm splits the points of each window into chunks when there are more threads than windows.
 // The arena's concurrency is what msm plans for, so a wide arena forces chunking even on a
 // machine with few cores (TBB may warn that it caps the workers; the plan is what is tested).
