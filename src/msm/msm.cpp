@@ -540,9 +540,11 @@ XYZZ<C> window_sum_affine(const Affine<C>* pts, const int32_t* dig, std::size_t 
   // after the first also re-adds the nb running sums, so blocks are several times the bucket
   // count. Smaller is faster while that re-adding stays small: every pairing level reads the
   // block's points, and at 2^16 G1 (one thread, 2^17 points after the GLV split) blocks of
-  // 2^16 points (6 MB) were 10-20 % slower than 2^15, 2^17 slower still, and 4·nb = 2^14 no
-  // faster than 2^15.
-  const std::size_t block = std::max<std::size_t>(8 * nb, std::size_t(1) << 14);
+  // 2^16 points (6 MB) were 10-20 % slower than 2^15, 2^17 slower still. 4·nb = 2^14 (1.5 MB)
+  // was no faster than 2^15 on a quiet machine, but with the other core loading the shared L3
+  // it was (7 interleaved rounds: 0.93 of 2^15's time), so 4·nb it is. (G2 keeps 2^14 points:
+  // its 4·nb is smaller, and 2^13 was no faster.)
+  const std::size_t block = std::max<std::size_t>(4 * nb, std::size_t(1) << 14);
   buckets.reset(nb);
   for (std::size_t b = begin; b < end; b += block) buckets.add_block(pts, dig, b, std::min(end, b + block));
   return buckets.reduce();
