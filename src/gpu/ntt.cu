@@ -21,7 +21,8 @@ __global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg
 }
 
 // One block = p.cols() columns of K points: copied into shared memory in 16-byte chunks (threads
-// side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back.
+// side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back. Two
+// blocks an SM (128 registers a thread): one block without the cap ran 1.4x slower (PERF.md v5).
 template <bool kDif>
 __global__ void __launch_bounds__(kBlockThreads, 2) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {
   extern __shared__ __align__(16) uint64_t mem[];
