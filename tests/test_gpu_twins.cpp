@@ -177,6 +177,13 @@ TEST(HStep, ElementFormula) {
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(out[i], (a[i] * b[i] - c[i]) * f);
 }
 
+TEST(CStep, ElementFormula) {
+  const auto a = random_scalars(64, kSeed + 11), b = random_scalars(64, kSeed + 12);
+  std::vector<Fr> c(a.size(), Fr::zero());
+  for (std::size_t i = 0; i < a.size(); ++i) gpu::c_step_element(c.data(), a.data(), b.data(), i);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(c[i], a[i] * b[i]);
+}
+
 // ---------------------------------------------------------------- MSM
 
 template <class C>
@@ -363,6 +370,89 @@ void tail_gather_cases(std::size_t n) {
     EXPECT_TRUE(gp.empty());
   }
 }
+// Streamed SRS: the tail's scalars in tail order, the chunks' tail counts and the gather plan,
+// run as the prover runs them (per chunk: gather ranks [lo, hi) of the chunk's bitmap slice
+// into the buffer at `at`, the scalars copied from the chunk's slice of the tail scalars; the
+// MSM takes the buffer at each flush). The flushed buffers, in order, must be exactly the tail:
+// every point with its scalar once, all buffers full but the last.
+template <class C>
+void streamed_tail_cases(std::size_t n) {
+  const std::vector<Fr> z = mixed_assignment(n + 5, kSeed + 15);
+  const std::vector<Affine<C>> pts = random_points<C>(n, kSeed + 16);
+  std::vector<uint32_t> vars(n);
+  for (std::size_t p = 0; p < n; ++p) vars[p] = uint32_t((p * 11 + 2) % (n + 5));
+  const std::span<const Fr> input = std::span<const Fr>(z).first(2), aux = std::span<const Fr>(z).subspan(2);
+  for (const bool mapped : {false, true}) {
+    const std::span<const uint32_t> map = mapped ? std::span<const uint32_t>(vars) : std::span<const uint32_t>();
+    const std::size_t offset = mapped ? 0 : 3;
+    const std::size_t points = mapped ? n : n - offset;
+    const gpu::SplitBits bits = gpu::classify(input, aux, map, offset, points);
+    std::vector<Affine<C>> want_pts;
+    std::vector<Fr> want_sc;
+    for (std::size_t p = 0; p < points; ++p)
+      if (test_bit(bits.other, p)) {
+        want_pts.push_back(pts[p]);
+        want_sc.push_back(z[mapped ? vars[p] : offset + p]);
+      }
+    const std::vector<Fr> tail = gpu::tail_scalars(bits, input, aux, map, offset);
+    ASSERT_TRUE(tail == want_sc) << "mapped " << mapped;
+    for (const std::size_t chunk : {std::size_t(64), std::size_t(192), std::size_t(1024)})
+      for (const std::size_t cap : {std::size_t(1), std::size_t(5), std::size_t(37), points + 1}) {
+        SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk) + " capacity " +
+                     std::to_string(cap));
+        const std::vector<std::size_t> counts = gpu::tail_counts(bits.other, points, chunk);
+        ASSERT_EQ(counts.size(), (points + chunk - 1) / chunk);
+        const std::vector<gpu::TailPiece> pieces = gpu::tail_pieces(counts, cap);
+        std::vector<Affine<C>> buf_pts(cap), got_pts;
+        std::vector<Fr> buf_sc(cap), got_sc;
+        std::vector<std::size_t> flushed;
+        std::size_t next = 0, first = 0;
+        for (std::size_t k = 0; k < counts.size(); ++k) {
+          const std::size_t off = k * chunk, m = std::min(chunk, points - off);
+          const std::span<const uint64_t> slice(bits.other.data() + off / 64, (m + 63) / 64);
+          const std::span<const Affine<C>> chunk_pts(pts.data() + off, m);
+          const std::vector<Fr> unused(m, Fr::zero());
+          for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
+            const gpu::TailPiece& pc = pieces[next];
+            ASSERT_LT(pc.lo, pc.hi);
+            ASSERT_LE(pc.hi, counts[k]);
+            ASSERT_LE(pc.at + (pc.hi - pc.lo), cap);
+            std::vector<Affine<C>> gp;
+            std::vector<Fr> gs;
+            gpu::tail_gather_twin<C>(slice, pc.lo, pc.hi, chunk_pts, unused, {}, gp, gs);
+            ASSERT_EQ(gp.size(), pc.hi - pc.lo);
+            std::copy(gp.begin(), gp.end(), buf_pts.begin() + std::ptrdiff_t(pc.at));
+            std::copy(tail.begin() + std::ptrdiff_t(first + pc.lo), tail.begin() + std::ptrdiff_t(first + pc.hi),
+                      buf_sc.begin() + std::ptrdiff_t(pc.at));
+            if (pc.flush) {
+              const std::size_t used = pc.at + (pc.hi - pc.lo);
+              got_pts.insert(got_pts.end(), buf_pts.begin(), buf_pts.begin() + std::ptrdiff_t(used));
+              got_sc.insert(got_sc.end(), buf_sc.begin(), buf_sc.begin() + std::ptrdiff_t(used));
+              flushed.push_back(used);
+            }
+          }
+          first += counts[k];
+        }
+        EXPECT_EQ(next, pieces.size());
+        EXPECT_EQ(first, bits.other_count);
+        EXPECT_TRUE(got_pts == want_pts);
+        EXPECT_TRUE(got_sc == want_sc);
+        for (std::size_t i = 0; i + 1 < flushed.size(); ++i) EXPECT_EQ(flushed[i], cap) << "flush " << i;
+        // The split MSM's tail share, through the flushes, equals the naive sum over the tail.
+        if (cap == 37) {
+          EXPECT_TRUE(msm_naive<C>(got_pts, got_sc) == msm_naive<C>(want_pts, want_sc));
+        }
+      }
+  }
+  std::vector<uint64_t> one_word(1, ~uint64_t(0));
+  EXPECT_THROW(gpu::tail_counts(one_word, 64, 100), std::invalid_argument);
+  EXPECT_THROW(gpu::tail_counts(one_word, 200, 64), std::invalid_argument);
+  const std::vector<std::size_t> counts{3};
+  EXPECT_THROW(gpu::tail_pieces(counts, 0), std::invalid_argument);
+}
+TEST(StreamedTail, G1) { streamed_tail_cases<G1Curve>(700); }
+TEST(StreamedTail, G2) { streamed_tail_cases<G2Curve>(200); }
+
 TEST(TailGatherTwin, G1) { tail_gather_cases<G1Curve>(700); }
 TEST(TailGatherTwin, G2) { tail_gather_cases<G2Curve>(130); }
 

@@ -242,6 +242,20 @@ TEST(PlanChoices, Lg27At16GiBIsStreamed) {
     EXPECT_EQ(p.find("srs.h"), nullptr);
     EXPECT_LT(p.msm_chunk, s.h_points);  // pieces
     EXPECT_LE(p.arena_bytes, 16 * kGiB);
+    // The H MSM takes stage b + c (8 GiB, dead after the H step) as its workspace: pieces as
+    // large as a chunk buffer holds, at least twice msm_chunk.
+    EXPECT_TRUE(p.h_workspace_in_stage);
+    EXPECT_GE(p.h_chunk, 2 * p.msm_chunk);
+    EXPECT_LE(p.h_chunk * kG1AffineBytes, p.chunk_buffer_bytes);
+    EXPECT_TRUE(plan_violations(p).empty());
+    MemoryPlan q = p;
+    q.h_chunk = p.chunk_buffer_bytes;  // far more points than a chunk buffer holds
+    EXPECT_FALSE(plan_violations(q).empty());
+    q = p;
+    q.window_h = 24;  // a workspace beyond stage b + c at these pieces
+    for (Region& r : q.regions)
+      if (r.name == "stage[0].c") r.bytes = 1 << 20;
+    EXPECT_FALSE(plan_violations(q).empty());
   }
   // 24 GiB: still streamed (the SRS alone is 45 GiB), bigger pieces than at 16 GiB.
   EXPECT_EQ(plan_memory(request_for(s, 24 * kGiB, 2)).srs, SrsPlacement::streamed);
@@ -315,6 +329,7 @@ TEST(PlanChecker, CatchesCorruptedPlans) {
       if (r.name == "stage[0].a") r.bytes -= 1;
   });
   expect_caught("workspace too small", [](MemoryPlan& p) { p.window_g1 += 1; });
+  expect_caught("H pieces without a stage workspace", [](MemoryPlan& p) { p.h_chunk = 2 * p.msm_chunk; });
   expect_caught("gather buffer too small", [](MemoryPlan& p) {
     for (Region& r : p.regions)
       if (r.name == "compute.gather") r.bytes -= 1;

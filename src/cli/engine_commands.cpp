@@ -192,6 +192,11 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   const EngineStats st = engine.stats();
   fmt::print("{:.4f} s/proof ({} proofs in {:.3f} s), GPU busy {:.1f} %, peak host RSS {:.1f} MiB\n", wall / o.proofs,
              o.proofs, wall, 100 * st.gpu_busy(), peak_rss_mib());
+  // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
+  fmt::print("proofpipe op=engine lg={} partitions={} budget={} backend={} devices={} gw={} interlock={} proofs={} "
+             "s_per_proof={:.4f} gpu_busy={:.4f} peak_rss_gib={:.2f}\n",
+             o.lg, witnesses.size(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
+             st.gpu_busy(), peak_rss_mib() / 1024.0);
   for (const auto& b : st.backends) {
     fmt::print("  {}: {} partitions, busy {:.1f} %, forbidden device calls {}\n", b.name, b.partitions, 100 * b.gpu_busy,
                b.forbidden_calls);

@@ -416,6 +416,14 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
              all.size(), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
              col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
              col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls), backend.key_loads());
+  // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
+  fmt::print("proofpipe op=prove lg={} budget={} srs={} partitions={} gpu_ms_per_partition={:.1f} "
+             "wall_s_per_partition={:.3f} upload_ms={:.1f} ntt_ms={:.1f} msm_h_ms={:.1f} msm_l_ms={:.1f} msm_a_ms={:.1f} "
+             "msm_b_g1_ms={:.1f} msm_b_g2_ms={:.1f}\n",
+             opts.lg_constraints, budget, engine::to_string(k.srs), witnesses.size(), col(&gpu::GpuTimes::compute),
+             median(walls), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
+             col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
+             col(&gpu::GpuTimes::msm_b_g2));
   return 0;
 }
 

@@ -162,6 +162,17 @@ void ntt_rows(int max_lg, uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == (x[i] * y[i] - z[i]) * f;
     row("h step: (a*b - c) * factor", "2^20", ok, ms_since(t0));
   }
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = (std::size_t(1) << 20) + 3;
+    const auto x = scalars(n, seed + 11), y = scalars(n, seed + 12);
+    Dev<Fr> a(x), b(y), c(y);
+    ok_or_throw(gpu::c_step(c.p, a.p, b.p, n, stream));
+    const auto got = c.down();
+    bool ok = true;
+    for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == x[i] * y[i];
+    row("c step: c = a*b", "2^20+3", ok, ms_since(t0));
+  }
 }
 
 template <class C>

@@ -92,11 +92,35 @@ uint64_t workspace_need(const CircuitShape& s, const Choice& ch) {
                    batch_add_workspace_bound(Curve::g1, m1), batch_add_workspace_bound(Curve::g2, m2)});
 }
 
-// One chunk of points with a scalar each: G1 (96 + 32 B) or G2 (192 + 32 B) per entry.
-uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
-  const uint64_t g1 = ch.srs == SrsPlacement::resident ? max_g1_tail(s) : max_g1(s);
-  return std::max(std::min(ch.chunk, g1) * (kG1AffineBytes + kScalarBytes),
+// The tail gather buffer: one MSM piece of points with a scalar each, G1 (96 + 32 B) or G2
+// (192 + 32 B) per entry (resident: the word ranks of the tail bitmap go in front of it, within
+// the same bound since a piece never holds more points than the query has).
+uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
+  return std::max(std::min(ch.chunk, max_g1_tail(s)) * (kG1AffineBytes + kScalarBytes),
                   std::min(ch.chunk, s.b_points) * (kG2AffineBytes + kScalarBytes));
+}
+
+// A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).
+uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
+  return std::max(ChunkLayout::of(std::min(ch.chunk, max_g1(s)), kG1AffineBytes).bytes,
+                  ChunkLayout::of(std::min(ch.chunk, s.b_points), kG2AffineBytes).bytes);
+}
+
+// The dense H MSM's pieces (MemoryPlan::h_chunk).
+struct HPieces {
+  uint64_t chunk = 0;
+  int c = 0;
+  bool in_stage = false;
+};
+uint64_t h_stage_room(const CircuitShape& s) { return 2 * s.domain() * kScalarBytes; }  // stage b + c
+HPieces h_pieces(const CircuitShape& s, const Choice& ch) {
+  const HPieces fallback{std::min(ch.chunk, s.h_points), ch.c1, false};
+  if (ch.srs != SrsPlacement::streamed) return fallback;
+  for (uint64_t m = std::min(s.h_points, chunk_buffer_need(s, ch) / kG1AffineBytes); m > fallback.chunk; m /= 2) {
+    const int c = std::min(24, default_msm_window(m));
+    if (msm_workspace_bound(Curve::g1, m, c) <= h_stage_room(s)) return {m, c, true};
+  }
+  return fallback;
 }
 
 std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch) {
@@ -105,12 +129,11 @@ std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch) {
                fmt::format("MSM / batch addition workspace: pieces <= {} points, c <= {} (G1) / {} (G2)", ch.chunk,
                            ch.c1, ch.c2),
                workspace_need(s, ch)});
-  const uint64_t buf = chunk_buffer_need(s, ch);
-  if (ch.srs == SrsPlacement::resident) {
-    v.push_back({"compute.gather", "tail MSM piece: gathered points + scalars", buf});
-  } else {
-    v.push_back({"compute.srs_chunk[0]", "SRS chunk (points + scalars or bitmap slice), double buffer 0", buf});
-    v.push_back({"compute.srs_chunk[1]", "SRS chunk (points + scalars or bitmap slice), double buffer 1", buf});
+  v.push_back({"compute.gather", "tail MSM piece: gathered points + scalars", gather_need(s, ch)});
+  if (ch.srs == SrsPlacement::streamed) {
+    const uint64_t buf = chunk_buffer_need(s, ch);
+    v.push_back({"compute.srs_chunk[0]", "SRS chunk (points, bitmaps, tail scalars), double buffer 0", buf});
+    v.push_back({"compute.srs_chunk[1]", "SRS chunk (points, bitmaps, tail scalars), double buffer 1", buf});
   }
   return v;
 }
@@ -119,7 +142,7 @@ std::vector<Piece> stage_pieces(const CircuitShape& s) {
   const uint64_t n = s.domain();
   return {{"a", "a = A.z evaluations; h after the H step (H MSM scalars)", n * kScalarBytes},
           {"b", "b = B.z evaluations", n * kScalarBytes},
-          {"c", "c = C.z evaluations", n * kScalarBytes}};
+          {"c", "c = a∘b, made on the device (c = C.z for a satisfying witness)", n * kScalarBytes}};
 }
 
 // Window sums of the five MSMs and the four batch-addition sums, for any window >= 2 bits.
@@ -322,6 +345,16 @@ CircuitShape shape_of(const QueryLayout& layout) {
   return s;
 }
 
+ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
+  ChunkLayout c;
+  c.ones = align_up(m * point_bytes);
+  c.other = c.ones + align_up(bitmap_bytes(m));
+  c.rank = c.other + align_up(bitmap_bytes(m));
+  c.scalars = c.rank + align_up(ceil_div(m, 64) * 4);
+  c.bytes = c.scalars + m * kScalarBytes;
+  return c;
+}
+
 const char* to_string(SrsPlacement p) {
   switch (p) {
     case SrsPlacement::automatic:
@@ -421,7 +454,12 @@ MemoryPlan plan_memory(const PlanRequest& request) {
   plan.window_g1 = best->ch.c1;
   plan.window_g2 = best->ch.c2;
   plan.workspace_bytes = workspace_need(s, best->ch);
-  plan.chunk_buffer_bytes = chunk_buffer_need(s, best->ch);
+  plan.chunk_buffer_bytes =
+      best->ch.srs == SrsPlacement::streamed ? chunk_buffer_need(s, best->ch) : gather_need(s, best->ch);
+  const HPieces hp = h_pieces(s, best->ch);
+  plan.h_chunk = hp.chunk;
+  plan.window_h = hp.c;
+  plan.h_workspace_in_stage = hp.in_stage;
   plan.resident_minimum = resident_min;
   plan.streamed_minimum = streamed_min;
   plan.msm_cost_ratio = reference > 0 ? best->cost / reference : 1.0;
@@ -496,6 +534,7 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   need("ntt.tables", ntt_tables_bound(s.lg));
   const Choice ch{p.srs, p.msm_chunk, p.window_g1, p.window_g2};
   need("compute.workspace", workspace_need(s, ch));
+  need("compute.gather", gather_need(s, ch));
   if (p.srs == SrsPlacement::resident) {
     need("srs.h", s.h_points * kG1AffineBytes);
     need("srs.l", s.num_aux * kG1AffineBytes);
@@ -504,13 +543,29 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
     need("srs.b_g2", s.b_points * kG2AffineBytes);
     need("srs.a_vars", s.a_points * 4);
     need("srs.b_vars", s.b_points * 4);
-    need("compute.gather", chunk_buffer_need(s, ch));
   } else {
     need("compute.srs_chunk[0]", chunk_buffer_need(s, ch));
     need("compute.srs_chunk[1]", chunk_buffer_need(s, ch));
   }
   for (int i = 0; i < p.stage_slots; ++i)
     for (const char* x : {"a", "b", "c"}) need(fmt::format("stage[{}].{}", i, x), s.domain() * kScalarBytes);
+  if (p.h_chunk == 0 || p.window_h < 4 || p.window_h > 24) fail(fmt::format("H pieces {} c {}", p.h_chunk, p.window_h));
+  if (p.h_workspace_in_stage) {
+    if (p.srs != SrsPlacement::streamed) fail("the H MSM's workspace in a stage slot needs a streamed SRS");
+    if (p.h_chunk * kG1AffineBytes > p.chunk_buffer_bytes)
+      fail(fmt::format("H pieces of {} points overflow the chunk buffer ({} bytes)", p.h_chunk, p.chunk_buffer_bytes));
+    for (int i = 0; i < p.stage_slots; ++i) {
+      const Region* b = p.find(fmt::format("stage[{}].b", i));
+      const Region* c = p.find(fmt::format("stage[{}].c", i));
+      if (!b || !c || b->end() != c->offset)
+        fail(fmt::format("stage[{}].b and .c are not contiguous for the H MSM's workspace", i));
+      else if (msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h) > b->bytes + c->bytes)
+        fail(fmt::format("stage[{}].b + .c hold {} bytes, the H MSM's workspace needs {}", i, b->bytes + c->bytes,
+                         msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h)));
+    }
+  } else if (p.h_chunk > p.msm_chunk) {
+    fail(fmt::format("H pieces of {} points exceed msm_chunk {} without a stage workspace", p.h_chunk, p.msm_chunk));
+  }
   for (int i = 0; i < p.msm_slots; ++i) {
     need(fmt::format("msm[{}].sums", i), sums_need());
     if (p.srs == SrsPlacement::resident) {
@@ -615,6 +670,9 @@ std::string MemoryPlan::describe() const {
                    window_g1, window_g2, format_bytes(workspace_bytes),
                    srs == SrsPlacement::resident ? "gather buffer" : "2 x chunk buffer",
                    format_bytes(chunk_buffer_bytes)));
+  if (h_workspace_in_stage)
+    line("", fmt::format("H MSM in pieces of {} points ({} pieces), c {}, its workspace the partition's stage b + c",
+                         h_chunk, ceil_div(s.h_points, h_chunk), window_h));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));

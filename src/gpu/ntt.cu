@@ -49,6 +49,11 @@ __global__ void __launch_bounds__(kBlockThreads, 2) pass_kernel(Fr* a, NttPass p
   }
 }
 
+__global__ void c_step_kernel(Fr* c, const Fr* __restrict__ a, const Fr* __restrict__ b, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) c_step_element(c, a, b, i);
+}
+
 __global__ void h_step_kernel(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, std::size_t n, Fr factor) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) h_step_element(a, b, c, i, factor);
@@ -115,6 +120,13 @@ Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
   }
   if (s.permute_after) device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");
+}
+
+Status c_step(Fr* d_c, const Fr* d_a, const Fr* d_b, std::size_t n, Stream stream) {
+  if (n == 0) return {};
+  if (d_a == nullptr || d_b == nullptr || d_c == nullptr) return Status::invalid("pp::gpu::c_step: null pointer");
+  device::launch(c_step_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_c, d_a, d_b, n);
+  return last_error("pp::gpu::c_step");
 }
 
 Status h_step(Fr* d_a, const Fr* d_b, const Fr* d_c, std::size_t n, const Fr& factor, Stream stream) {

@@ -74,7 +74,7 @@ struct Query {
   const SplitBits* bits = nullptr;
   const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
   const uint64_t* d_other = nullptr;
-  const std::vector<Fr>* tail_scalars = nullptr;  // streamed: scalars in point order, 0 for 0 and 1
+  const std::vector<Fr>* tail_scalars = nullptr;  // streamed: the tail's scalars, in tail order
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
   XYZZ<C>* d_ones_sum = nullptr;
   MsmShape* shape = nullptr;  // records the window the sums use
@@ -109,7 +109,7 @@ class Prover::Partition {
   Domain domain{1};
   std::size_t h_terms = 0;
   SplitBits l, a, b;
-  std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only
+  std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only: the tails' scalars (tail_scalars)
   int stage_slot = -1, msm_slot = -1;
   bool staged = false, computed = false;
   std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
@@ -132,7 +132,7 @@ struct Prover::Impl {
   std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
   std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
   std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
-  std::vector<Fr*> staging;                              // pinned a, b, c (+ z) buffer per stage slot
+  std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
   NttTables tables{};
   Fr h_factor;
@@ -218,14 +218,19 @@ struct Prover::Impl {
   // ---- the compute phase's pieces ----
 
   // Dense MSM over points [0, n) (resident: d_points; streamed: chunks of h_points through the
-  // chunk buffers) with device scalars, accumulated into `windows`.
+  // chunk buffers) with device scalars, accumulated into `windows`. Streamed, its workspace may
+  // be stage slot ss's b and c (MemoryPlan::h_workspace_in_stage), dead after the H step.
   void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
-                    XYZZ<G1Curve>* windows, MsmShape* shape_out) {
+                    XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss) {
     void* ws = region<void>("compute.workspace");
-    const std::size_t ws_bytes = plan.workspace_bytes;
-    std::size_t piece = plan.msm_chunk;
+    std::size_t ws_bytes = plan.workspace_bytes;
+    if (plan.h_workspace_in_stage) {
+      ws = region<void>(slot("stage", ss, "b"));
+      ws_bytes = region_bytes(slot("stage", ss, "b")) + region_bytes(slot("stage", ss, "c"));
+    }
+    std::size_t piece = plan.h_chunk;
     if (!resident) piece = std::min<std::size_t>(piece, plan.chunk_buffer_bytes / sizeof(G1Affine));
-    const int c = window_for(std::min(piece, n), plan.window_g1);
+    const int c = window_for(std::min(piece, n), plan.window_h);
     *shape_out = MsmShape{n, c};
     for (std::size_t off = 0, k = 0; off < n; off += piece, ++k) {
       const std::size_t m = std::min(piece, n - off);
@@ -309,35 +314,75 @@ struct Prover::Impl {
       }
       return;
     }
-    // Streamed: each chunk carries points, tail scalars (0 for 0 and 1) and the ones bitmap.
-    const std::size_t per_point = sizeof(Affine<C>) + sizeof(Fr);
-    std::size_t cap = std::min<std::size_t>(plan.msm_chunk, plan.chunk_buffer_bytes * 8 / (8 * per_point + 1));
-    cap = cap / 64 * 64;
-    while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + align_up(cap * sizeof(Fr)) + cap / 8 > plan.chunk_buffer_bytes)
-      cap -= 64;
-    if (cap == 0) throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer holds no point"));
-    const int c = window_for(std::min(cap, q.n), plan_window<C>());
-    *q.shape = MsmShape{q.n, c};
-    const std::size_t pts_bytes = align_up(cap * sizeof(Affine<C>)), sc_bytes = align_up(cap * sizeof(Fr));
+    // Streamed: each chunk carries its points, both bitmaps and its tail's scalars (in tail
+    // order). The 1s are batch-added from the chunk; the tail points are gathered into the gather
+    // buffer, which the MSM takes whenever it is full and after the last chunk (tail_pieces), so
+    // only tail points are sorted and the MSMs run on full buffers.
+    // Chunks of msm_chunk points (then a power of two >= 2^16) or one chunk of the whole query.
+    const std::size_t cap = std::min<std::size_t>(plan.msm_chunk, q.n);
+    if (cap < q.n && cap % 64 != 0)
+      throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
+    const engine::ChunkLayout lay = engine::ChunkLayout::of(cap, sizeof(Affine<C>));
+    if (lay.bytes > plan.chunk_buffer_bytes)
+      throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer is smaller than the plan's chunk"));
+    const std::size_t tail = bits.other_count;
+    const std::size_t gather_bytes = region_bytes("compute.gather");
+    std::size_t gcap = std::min<std::size_t>(cap, gather_bytes / (sizeof(Affine<C>) + sizeof(Fr)));
+    while (gcap > 0 && align_up(gcap * sizeof(Affine<C>)) + gcap * sizeof(Fr) > gather_bytes) --gcap;
+    if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
+    const int c = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
+    *q.shape = MsmShape{tail, c};
+    if (q.tail_scalars->size() != tail)
+      throw GpuError(Status::invalid("GPU prover: the partition's tail scalars do not match its bitmap"));
+    const std::vector<std::size_t> counts = tail_counts(bits.other, q.n, (cap + 63) / 64 * 64);
+    const std::vector<TailPiece> pieces = tail == 0 ? std::vector<TailPiece>{} : tail_pieces(counts, gcap);
+    char* gather = region<char>("compute.gather");
+    Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather);
+    Fr* g_scalars = reinterpret_cast<Fr*>(gather + align_up(gcap * sizeof(Affine<C>)));
+    std::size_t next = 0, first = 0;  // next piece; the chunk's first tail rank
     for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
-      const std::size_t m = std::min(cap, q.n - off);
-      const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t s) {
-        check(device::MemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, s),
+      const std::size_t m = std::min(cap, q.n - off), words = (m + 63) / 64, count = counts[k];
+      const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t st) {
+        check(device::MemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, st),
               "GPU prover: SRS chunk copy");
-        check(device::MemcpyAsync(b + pts_bytes, q.tail_scalars->data() + off, m * sizeof(Fr), cudaMemcpyHostToDevice, s),
-              "GPU prover: tail scalars copy");
-        check(device::MemcpyAsync(b + pts_bytes + sc_bytes, bits.ones.data() + off / 64, (m + 63) / 64 * 8,
-                              cudaMemcpyHostToDevice, s),
+        check(device::MemcpyAsync(b + lay.ones, bits.ones.data() + off / 64, words * 8, cudaMemcpyHostToDevice, st),
               "GPU prover: bitmap copy");
+        if (count == 0) return;
+        check(device::MemcpyAsync(b + lay.other, bits.other.data() + off / 64, words * 8, cudaMemcpyHostToDevice, st),
+              "GPU prover: bitmap copy");
+        check(device::MemcpyAsync(b + lay.scalars, q.tail_scalars->data() + first, count * sizeof(Fr),
+                                  cudaMemcpyHostToDevice, st),
+              "GPU prover: tail scalars copy");
       }));
       const Affine<C>* pts = reinterpret_cast<const Affine<C>*>(buf);
-      const Fr* sc = reinterpret_cast<const Fr*>(buf + pts_bytes);
-      const uint64_t* ones = reinterpret_cast<const uint64_t*>(buf + pts_bytes + sc_bytes);
-      check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
-      MsmShape sh;
-      check(make_msm_shape(m, c, &sh));
-      check(msm<C>(pts, sc, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+      check(batch_add<C>(pts, reinterpret_cast<const uint64_t*>(buf + lay.ones), m, ws, ws_bytes, q.d_ones_sum,
+                         compute, true));
+      if (count > 0) {
+        const uint64_t* other = reinterpret_cast<const uint64_t*>(buf + lay.other);
+        uint32_t* rank = reinterpret_cast<uint32_t*>(const_cast<char*>(buf) + lay.rank);
+        const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
+        device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, other, words, rank);
+        std::size_t temp = 0;
+        check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
+        if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
+        check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
+              "GPU prover: tail ranks");
+        for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
+          const TailPiece& pc = pieces[next];
+          const std::size_t take = pc.hi - pc.lo;
+          device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, pc.lo, pc.hi,
+                         pts, nullptr, nullptr, g_points + pc.at, nullptr);
+          check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(Fr), cudaMemcpyDeviceToDevice, compute),
+                "GPU prover: tail scalars gather");
+          if (pc.flush) {
+            MsmShape sh;
+            check(make_msm_shape(pc.at + take, c, &sh));
+            check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+          }
+        }
+      }
       chunk_done(k);
+      first += count;
     }
   }
 };
@@ -382,7 +427,7 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   if (config.pinned_staging) {
     // One pinned buffer per stage slot, allocated once: uploads from pinned memory run at the
     // link's speed and leave the host free, where pageable ones are staged by the driver.
-    const std::size_t scalars = 3 * (std::size_t(1) << shape.lg) + (m.resident ? std::size_t(shape.num_variables()) : 0);
+    const std::size_t scalars = 2 * (std::size_t(1) << shape.lg) + (m.resident ? std::size_t(shape.num_variables()) : 0);
     m.staging.assign(std::size_t(m.plan.stage_slots), nullptr);
     m.staging_free.assign(std::size_t(m.plan.stage_slots), nullptr);
     for (std::size_t i = 0; i < m.staging.size(); ++i) {
@@ -451,19 +496,10 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   p->a = classify(w.input, w.aux, m.a_vars, 0, m.a_vars.size());
   p->b = classify(w.input, w.aux, m.b_vars, 0, m.b_vars.size());
   if (!m.resident) {
-    // Tail scalars in point order (0 for scalars 0 and 1, which the batch additions cover).
-    auto tail = [&](const SplitBits& bits, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
-      std::vector<Fr> out(n, Fr::zero());
-      tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
-        if (!test_bit(bits.other, i)) return;
-        const std::size_t v = vars.empty() ? offset + i : vars[i];
-        out[i] = v < w.input.size() ? w.input[v] : w.aux[v - w.input.size()];
-      });
-      return out;
-    };
-    p->l_tail = tail(p->l, {}, m.num_inputs, m.num_aux);
-    p->a_tail = tail(p->a, m.a_vars, 0, m.a_vars.size());
-    p->b_tail = tail(p->b, m.b_vars, 0, m.b_vars.size());
+    // The tail's scalars in tail order: only they cross PCIe with the chunks.
+    p->l_tail = tail_scalars(p->l, w.input, w.aux, {}, m.num_inputs);
+    p->a_tail = tail_scalars(p->a, w.input, w.aux, m.a_vars, 0);
+    p->b_tail = tail_scalars(p->b, w.input, w.aux, m.b_vars, 0);
   }
   return p;
 }
@@ -506,13 +542,12 @@ void Prover::stage(Partition& p, int ss, int ms) {
   auto put = [&](const std::vector<Fr>& v, const char* part) {
     Fr* d = m.region<Fr>(m.slot("stage", ss, part));
     check(device::MemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
-         "GPU prover: a, b, c upload");
+         "GPU prover: a, b upload");
     if (v.size() < n)
-      check(device::MemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b, c padding");
+      check(device::MemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b padding");
   };
   put(w.a, "a");
-  put(w.b, "b");
-  put(w.c, "c");
+  put(w.b, "b");  // c = a∘b is made on the device (c_step)
   if (m.resident) {
     Fr* z = m.region<Fr>(m.slot("msm", ms, "scalars"));
     check(device::MemcpyAsync(z, source(w.input.data(), w.input.size()), w.input.size() * sizeof(Fr),
@@ -561,12 +596,13 @@ void Prover::enqueue_compute(Partition& p) {
   check(device::EventRecord(ev[kStart], s), "GPU prover: event");
   check(device::MemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
 
-  // H: a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
+  // H: c = a∘b, then a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
   // coefficients for bellman; the result is in a, in natural order.
   Fr* a = m.region<Fr>(m.slot("stage", ss, "a"));
   Fr* b = m.region<Fr>(m.slot("stage", ss, "b"));
   Fr* c = m.region<Fr>(m.slot("stage", ss, "c"));
   const std::size_t n = p.domain.size();
+  check(c_step(c, a, b, n, s));
   for (Fr* v : {a, b, c}) {
     check(ntt(v, m.tables, NttOp{Direction::inverse, Order::natural, Order::bit_reversed, false}, s));
     check(ntt(v, m.tables, NttOp{Direction::forward, Order::bit_reversed, Order::natural, true}, s));
@@ -579,7 +615,7 @@ void Prover::enqueue_compute(Partition& p) {
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);
   XYZZ<G2Curve>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
-  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape);
+  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape, ss);
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");

@@ -38,6 +38,68 @@ SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span
   return out;
 }
 
+std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
+                             std::span<const uint32_t> vars, std::size_t offset) {
+  // Blocks of words: each block's first rank from a prefix sum of the blocks' counts.
+  constexpr std::size_t kWords = 1024;
+  const std::size_t words = bits.other.size(), blocks = (words + kWords - 1) / kWords;
+  std::vector<std::size_t> first(blocks + 1, 0);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    std::size_t n = 0;
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w)
+      n += std::size_t(popcount64(bits.other[w]));
+    first[k + 1] = n;
+  });
+  for (std::size_t k = 0; k < blocks; ++k) first[k + 1] += first[k];
+  if (first[blocks] != bits.other_count)
+    throw std::invalid_argument("tail_scalars: the bitmap holds " + std::to_string(first[blocks]) +
+                                " tail points, its count says " + std::to_string(bits.other_count));
+  std::vector<Fr> out(bits.other_count);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    std::size_t at = first[k];
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w)
+      for (uint64_t word = bits.other[w]; word != 0; word &= word - 1) {
+        const std::size_t p = w * 64 + std::size_t(popcount64((word & (~word + 1)) - 1));
+        const std::size_t v = vars.empty() ? offset + p : vars[p];
+        out[at++] = v < input.size() ? input[v] : aux[v - input.size()];
+      }
+  });
+  return out;
+}
+
+std::vector<std::size_t> tail_counts(std::span<const uint64_t> other, std::size_t points, std::size_t chunk) {
+  if (chunk == 0 || chunk % 64 != 0)
+    throw std::invalid_argument("tail_counts: chunk of " + std::to_string(chunk) + " points is not a positive multiple of 64");
+  if (other.size() != (points + 63) / 64)
+    throw std::invalid_argument("tail_counts: a bitmap of " + std::to_string(other.size()) + " words for " +
+                                std::to_string(points) + " points");
+  std::vector<std::size_t> counts((points + chunk - 1) / chunk, 0);
+  tbb::parallel_for(std::size_t(0), counts.size(), [&](std::size_t k) {
+    const std::size_t w0 = k * (chunk / 64), w1 = std::min(other.size(), w0 + chunk / 64);
+    for (std::size_t w = w0; w < w1; ++w) counts[k] += std::size_t(popcount64(other[w]));
+  });
+  return counts;
+}
+
+std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::size_t capacity) {
+  if (capacity == 0) throw std::invalid_argument("tail_pieces: a gather buffer of no entries");
+  std::vector<TailPiece> out;
+  std::size_t fill = 0;
+  for (std::size_t k = 0; k < counts.size(); ++k)
+    for (std::size_t lo = 0; lo < counts[k];) {
+      const std::size_t take = std::min(counts[k] - lo, capacity - fill);
+      out.push_back({k, lo, lo + take, fill, false});
+      fill += take;
+      lo += take;
+      if (fill == capacity) {
+        out.back().flush = true;
+        fill = 0;
+      }
+    }
+  if (fill > 0) out.back().flush = true;
+  return out;
+}
+
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
                       std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,

@@ -15,8 +15,8 @@
 // Regions and who may touch them while proving (the engine hands slots out through tokens):
 //   shared      written once at start, then read-only: NTT tables; resident SRS and the
 //               variable index of every A and B point (for gathering tail MSM points).
-//   compute     used only by the worker holding the GPU's compute token: the MSM workspace and
-//               either the tail gather buffer (resident) or the two SRS chunk buffers (streamed).
+//   compute     used only by the worker holding the GPU's compute token: the MSM workspace, the
+//               tail gather buffer, and (streamed) the two SRS chunk buffers.
 //   stage[i]    a, b, c of one partition: held from staging until its H MSM has run (h ends in
 //               a), then released, so the next partition stages while this one's other MSMs run.
 //   msm[i]      what a partition needs until its last MSM: the per-MSM result sums, and with a
@@ -51,6 +51,15 @@ inline constexpr uint64_t kMinMsmChunk = uint64_t(1) << 16;
 inline constexpr uint64_t kMaxMsmChunk = uint64_t(1) << 30;
 
 enum class Curve { g1, g2 };
+
+// One streamed SRS chunk of m points as the prover lays it out in a chunk buffer: the points
+// (point_bytes each) from offset 0, then the query's "scalar is 1" and "scalar is neither 0 nor 1"
+// bitmaps over them, the word ranks of the second bitmap (u32 each), and the chunk's tail
+// scalars (at most m). Each part starts kRegionAlign-aligned; `bytes` is the whole.
+struct ChunkLayout {
+  uint64_t ones = 0, other = 0, rank = 0, scalars = 0, bytes = 0;
+  static ChunkLayout of(uint64_t m, uint64_t point_bytes);
+};
 
 // Windows of c bits over a 255-bit scalar: floor(255 / c) + 1 (signed digits need the extra one).
 int msm_windows(int c);
@@ -130,7 +139,15 @@ struct MemoryPlan {
   uint64_t msm_chunk = 0;
   int window_g1 = 0, window_g2 = 0;
   uint64_t workspace_bytes = 0;     // compute.workspace
-  uint64_t chunk_buffer_bytes = 0;  // each SRS chunk buffer (streamed) or the gather buffer
+  uint64_t chunk_buffer_bytes = 0;  // each SRS chunk buffer (streamed: a ChunkLayout of msm_chunk
+                                    // points) or, resident, the gather buffer
+  // The dense H MSM's pieces. Resident: msm_chunk and window_g1. Streamed: as many points as a
+  // chunk buffer holds when the partition's own stage b and c (contiguous, dead once the H step
+  // has run, released only after the H MSM) can be its workspace (h_workspace_in_stage), which
+  // is larger than compute.workspace; else msm_chunk.
+  uint64_t h_chunk = 0;
+  int window_h = 0;
+  bool h_workspace_in_stage = false;
   uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
   uint64_t resident_minimum = 0;    // smallest budget with a resident SRS
   uint64_t streamed_minimum = 0;    // smallest budget with a streamed SRS

@@ -64,6 +64,8 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
                        NttTables* out);
 // In-place transform of 2^tables.lg elements at d_a.
 Status ntt(Fr* d_a, const NttTables& tables, const NttOp& op, Stream stream);
+// d_c[i] = d_a[i]·d_b[i] for i < n (c_step_element).
+Status c_step(Fr* d_c, const Fr* d_a, const Fr* d_b, std::size_t n, Stream stream);
 // d_a[i] = (d_a[i]·d_b[i] - d_c[i])·factor for i < n.
 Status h_step(Fr* d_a, const Fr* d_b, const Fr* d_c, std::size_t n, const Fr& factor, Stream stream);
 // Permutes 2^lg elements into bit-reversed index order, in place.

@@ -400,6 +400,10 @@ PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTables& t, const Pass
   }
 }
 
+// c from a and b: for a satisfying witness c = a∘b on every constraint row (check_witness
+// verifies it) and on the zero padding, so c is made on the device and never crosses PCIe.
+PP_HD PP_INLINE void c_step_element(Fr* c, const Fr* a, const Fr* b, uint64_t i) { c[i] = a[i] * b[i]; }
+
 // The prover's H step on the coset: a[i] = (a[i]·b[i] - c[i])·factor (factor = 1/Z(coset) for
 // bellman's convention, 1 for snarkjs's).
 PP_HD PP_INLINE void h_step_element(Fr* a, const Fr* b, const Fr* c, uint64_t i, const Fr& factor) {

@@ -5,7 +5,8 @@
 //
 //   prepare  CPU only: checks the witness, classifies the L, A, B scalars into 0 / 1 / other
 //            (bitmaps), nothing on the device.
-//   stage    memory side: uploads a, b, c into a stage slot and (resident SRS) the assignment and
+//   stage    memory side: uploads a, b into a stage slot (c = a∘b is made on the device: the
+//            witness satisfies the circuit, which prepare checks) and (resident SRS) the assignment and
 //            bitmaps into an msm slot, on the copy stream, after the slot's previous user has
 //            released it (stream-ordered events; the host never waits).
 //   compute  compute side: on the compute stream, after the staging event: the NTTs and the
@@ -13,7 +14,9 @@
 //            slot, then the split MSMs — batch addition of the points whose scalar is 1 and a
 //            Pippenger MSM over the gathered "other" tail — for L, A, B_G1 (G1) and B_G2 (G2).
 //            With a resident SRS this only enqueues; streamed, it also copies SRS chunks through
-//            two device buffers and waits for its own chunk events (never for the device).
+//            two device buffers (points, bitmaps and only the tail's scalars; the tail's points
+//            are gathered on the device into the gather buffer, see tail_pieces) and waits for
+//            its own chunk events (never for the device).
 //   finish   waits for the partition's last event, reads its MSM sums and assembles the proof
 //            with the CPU prover's code (assemble_proof), so GPU and CPU proofs are equal bit
 //            for bit for the same r, s.
@@ -60,6 +63,26 @@ struct SplitBits {
 SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
                    std::size_t offset, std::size_t points);
 
+// The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
+// cross to the device with a streamed SRS. Multithreaded.
+std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
+                             std::span<const uint32_t> vars, std::size_t offset);
+
+// Streamed SRS: how one split MSM's tail moves. The query's points cross in chunks of `chunk`
+// points (a multiple of 64); tail_counts gives the number of tail points in each chunk. On the
+// device each chunk's tail is gathered into a buffer of `capacity` entries, and the buffer goes
+// to the MSM whenever it is full and after the last chunk, so the MSMs run on full buffers
+// rather than one small MSM per chunk. tail_pieces lists the gathers in order: ranks [lo, hi)
+// of chunk `chunk`'s tail go to buffer positions [at, at + hi - lo); `flush`: the MSM takes
+// buffer entries [0, at + hi - lo) after this piece. Throws std::invalid_argument for a chunk
+// that is not a positive multiple of 64 or a zero capacity.
+std::vector<std::size_t> tail_counts(std::span<const uint64_t> other, std::size_t points, std::size_t chunk);
+struct TailPiece {
+  std::size_t chunk = 0, lo = 0, hi = 0, at = 0;
+  bool flush = false;
+};
+std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::size_t capacity);
+
 // CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
 // over `points`), and fixed-base multiplication of `base` by every scalar.
 template <class C>
@@ -83,8 +106,8 @@ struct ProverConfig {
   uint64_t budget = 0;  // bytes the arena may use; 0: the card's memory minus the planner's reserve
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   int gw = 2;  // workers the plan provides slots for (2: the next partition stages while one computes)
-  // One pinned host buffer per stage slot for a, b, c (and z with a resident SRS), allocated at
-  // start-up ((3·2^lg + variables) · 32 bytes each): uploads at the link's speed.
+  // One pinned host buffer per stage slot for a, b (and z with a resident SRS), allocated at
+  // start-up ((2·2^lg + variables) · 32 bytes each): uploads at the link's speed.
   bool pinned_staging = true;
   // Where the steady-state runtime calls are counted (a backend shares one counter among the
   // provers of its device); null: the prover's own.
