@@ -242,14 +242,19 @@ TEST(PlanChoices, Lg27At16GiBIsStreamed) {
     EXPECT_EQ(p.find("srs.h"), nullptr);
     EXPECT_LT(p.msm_chunk, s.h_points);  // pieces
     EXPECT_LE(p.arena_bytes, 16 * kGiB);
-    // The H MSM takes stage b + c (8 GiB, dead after the H step) as its workspace: pieces as
-    // large as a chunk buffer holds, at least twice msm_chunk.
+    // The H MSM takes stage b + c (8 GiB, dead after the H step) for its workspace and two point
+    // buffers: pieces of (2^27 - 1) / 8 points, about four times msm_chunk, more than a chunk buffer holds.
     EXPECT_TRUE(p.h_workspace_in_stage);
-    EXPECT_GE(p.h_chunk, 2 * p.msm_chunk);
-    EXPECT_LE(p.h_chunk * kG1AffineBytes, p.chunk_buffer_bytes);
+    EXPECT_TRUE(p.h_points_in_stage);
+    EXPECT_GE(p.h_chunk, 4 * p.msm_chunk - 1);
+    EXPECT_GT(p.h_chunk * kG1AffineBytes, p.chunk_buffer_bytes);
+    EXPECT_LE(HStageLayout::of(p.h_chunk, p.window_h).bytes, 2 * s.domain() * kScalarBytes);
     EXPECT_TRUE(plan_violations(p).empty());
     MemoryPlan q = p;
-    q.h_chunk = p.chunk_buffer_bytes;  // far more points than a chunk buffer holds
+    q.h_chunk = 2 * s.h_points;  // two point buffers of this size overflow stage b + c
+    EXPECT_FALSE(plan_violations(q).empty());
+    q = p;
+    q.h_points_in_stage = false;  // then its points would have to fit a chunk buffer
     EXPECT_FALSE(plan_violations(q).empty());
     q = p;
     q.window_h = 24;  // a workspace beyond stage b + c at these pieces

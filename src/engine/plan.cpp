@@ -110,17 +110,24 @@ uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
 struct HPieces {
   uint64_t chunk = 0;
   int c = 0;
-  bool in_stage = false;
+  bool in_stage = false, points_in_stage = false;
 };
 uint64_t h_stage_room(const CircuitShape& s) { return 2 * s.domain() * kScalarBytes; }  // stage b + c
 HPieces h_pieces(const CircuitShape& s, const Choice& ch) {
-  const HPieces fallback{std::min(ch.chunk, s.h_points), ch.c1, false};
-  if (ch.srs != SrsPlacement::streamed) return fallback;
-  for (uint64_t m = std::min(s.h_points, chunk_buffer_need(s, ch) / kG1AffineBytes); m > fallback.chunk; m /= 2) {
-    const int c = std::min(24, default_msm_window(m));
-    if (msm_workspace_bound(Curve::g1, m, c) <= h_stage_room(s)) return {m, c, true};
-  }
-  return fallback;
+  HPieces best{std::min(ch.chunk, s.h_points), ch.c1, false, false};
+  if (ch.srs != SrsPlacement::streamed) return best;
+  const auto window = [](uint64_t m) { return std::min(24, default_msm_window(m)); };
+  for (uint64_t m = std::min(s.h_points, chunk_buffer_need(s, ch) / kG1AffineBytes); m > best.chunk; m /= 2)
+    if (msm_workspace_bound(Curve::g1, m, window(m)) <= h_stage_room(s)) {
+      best = {m, window(m), true, false};
+      break;
+    }
+  for (uint64_t m = s.h_points; m > best.chunk; m /= 2)
+    if (HStageLayout::of(m, window(m)).bytes <= h_stage_room(s)) {
+      best = {m, window(m), true, true};
+      break;
+    }
+  return best;
 }
 
 std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch) {
@@ -345,6 +352,14 @@ CircuitShape shape_of(const QueryLayout& layout) {
   return s;
 }
 
+HStageLayout HStageLayout::of(uint64_t m, int c) {
+  HStageLayout h;
+  h.points0 = align_up(msm_workspace_bound(Curve::g1, m, c));
+  h.points1 = h.points0 + align_up(m * kG1AffineBytes);
+  h.bytes = h.points1 + m * kG1AffineBytes;
+  return h;
+}
+
 ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
   ChunkLayout c;
   c.ones = align_up(m * point_bytes);
@@ -460,6 +475,7 @@ MemoryPlan plan_memory(const PlanRequest& request) {
   plan.h_chunk = hp.chunk;
   plan.window_h = hp.c;
   plan.h_workspace_in_stage = hp.in_stage;
+  plan.h_points_in_stage = hp.points_in_stage;
   plan.resident_minimum = resident_min;
   plan.streamed_minimum = streamed_min;
   plan.msm_cost_ratio = reference > 0 ? best->cost / reference : 1.0;
@@ -552,18 +568,19 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   if (p.h_chunk == 0 || p.window_h < 4 || p.window_h > 24) fail(fmt::format("H pieces {} c {}", p.h_chunk, p.window_h));
   if (p.h_workspace_in_stage) {
     if (p.srs != SrsPlacement::streamed) fail("the H MSM's workspace in a stage slot needs a streamed SRS");
-    if (p.h_chunk * kG1AffineBytes > p.chunk_buffer_bytes)
+    if (!p.h_points_in_stage && p.h_chunk * kG1AffineBytes > p.chunk_buffer_bytes)
       fail(fmt::format("H pieces of {} points overflow the chunk buffer ({} bytes)", p.h_chunk, p.chunk_buffer_bytes));
+    const uint64_t want = p.h_points_in_stage ? HStageLayout::of(p.h_chunk, p.window_h).bytes
+                                              : msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h);
     for (int i = 0; i < p.stage_slots; ++i) {
       const Region* b = p.find(fmt::format("stage[{}].b", i));
       const Region* c = p.find(fmt::format("stage[{}].c", i));
       if (!b || !c || b->end() != c->offset)
         fail(fmt::format("stage[{}].b and .c are not contiguous for the H MSM's workspace", i));
-      else if (msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h) > b->bytes + c->bytes)
-        fail(fmt::format("stage[{}].b + .c hold {} bytes, the H MSM's workspace needs {}", i, b->bytes + c->bytes,
-                         msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h)));
+      else if (want > b->bytes + c->bytes)
+        fail(fmt::format("stage[{}].b + .c hold {} bytes, the H MSM needs {} there", i, b->bytes + c->bytes, want));
     }
-  } else if (p.h_chunk > p.msm_chunk) {
+  } else if (p.h_points_in_stage || p.h_chunk > p.msm_chunk) {
     fail(fmt::format("H pieces of {} points exceed msm_chunk {} without a stage workspace", p.h_chunk, p.msm_chunk));
   }
   for (int i = 0; i < p.msm_slots; ++i) {
@@ -671,8 +688,9 @@ std::string MemoryPlan::describe() const {
                    srs == SrsPlacement::resident ? "gather buffer" : "2 x chunk buffer",
                    format_bytes(chunk_buffer_bytes)));
   if (h_workspace_in_stage)
-    line("", fmt::format("H MSM in pieces of {} points ({} pieces), c {}, its workspace the partition's stage b + c",
-                         h_chunk, ceil_div(s.h_points, h_chunk), window_h));
+    line("", fmt::format("H MSM in pieces of {} points (about {} pieces), c {}, its workspace{} in the partition's "
+                         "stage b + c",
+                         h_chunk, ceil_div(s.h_points, h_chunk), window_h, h_points_in_stage ? " and points" : ""));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));

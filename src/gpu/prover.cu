@@ -131,6 +131,7 @@ struct Prover::Impl {
   std::vector<cudaEvent_t> stage_released;               // per stage slot
   std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
   std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
+  std::array<cudaEvent_t, 2> h_ready{}, h_free{};  // the H MSM's point buffers in stage b + c
   std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
   std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
@@ -161,6 +162,8 @@ struct Prover::Impl {
   for (int b = 0; b < 2; ++b) {
     if (chunk_ready[b]) cudaEventDestroy(chunk_ready[b]);
     if (chunk_free[b]) cudaEventDestroy(chunk_free[b]);
+    if (h_ready[b]) cudaEventDestroy(h_ready[b]);
+    if (h_free[b]) cudaEventDestroy(h_free[b]);
   }
   for (cudaStream_t s : {copy, compute, srs})
     if (s) cudaStreamDestroy(s);
@@ -217,32 +220,61 @@ struct Prover::Impl {
 
   // ---- the compute phase's pieces ----
 
-  // Dense MSM over points [0, n) (resident: d_points; streamed: chunks of h_points through the
-  // chunk buffers) with device scalars, accumulated into `windows`. Streamed, its workspace may
-  // be stage slot ss's b and c (MemoryPlan::h_workspace_in_stage), dead after the H step.
+  // Dense MSM over points [0, n) (resident: d_points; streamed: chunks of h_points) with device
+  // scalars, accumulated into `windows`. Streamed, stage slot ss's b and c (dead once the event
+  // `stage_dead` has passed) may hold its workspace and, after the first piece (which comes
+  // through chunk buffer 0, copied while the NTTs run), its point buffers (MemoryPlan::h_chunk).
   void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
-                    XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss) {
+                    XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead) {
     void* ws = region<void>("compute.workspace");
     std::size_t ws_bytes = plan.workspace_bytes;
-    if (plan.h_workspace_in_stage) {
-      ws = region<void>(slot("stage", ss, "b"));
+    char* stage = nullptr;
+    engine::HStageLayout hl;
+    const bool in_stage = !resident && plan.h_workspace_in_stage, points_in_stage = in_stage && plan.h_points_in_stage;
+    if (in_stage) {
+      stage = region<char>(slot("stage", ss, "b"));
+      ws = stage;
       ws_bytes = region_bytes(slot("stage", ss, "b")) + region_bytes(slot("stage", ss, "c"));
+      if (points_in_stage) {
+        hl = engine::HStageLayout::of(plan.h_chunk, plan.window_h);
+        if (hl.bytes > ws_bytes) throw GpuError(Status::invalid("GPU prover: the H MSM's stage layout exceeds stage b + c"));
+        ws_bytes = hl.points0;
+      }
     }
-    std::size_t piece = plan.h_chunk;
-    if (!resident) piece = std::min<std::size_t>(piece, plan.chunk_buffer_bytes / sizeof(G1Affine));
+    const std::size_t in_buffer = plan.chunk_buffer_bytes / sizeof(G1Affine);
+    const std::size_t piece = resident || points_in_stage ? plan.h_chunk : std::min<std::size_t>(plan.h_chunk, in_buffer);
+    const std::size_t first = points_in_stage ? std::min(piece, in_buffer) : piece;
     const int c = window_for(std::min(piece, n), plan.window_h);
     *shape_out = MsmShape{n, c};
-    for (std::size_t off = 0, k = 0; off < n; off += piece, ++k) {
-      const std::size_t m = std::min(piece, n - off);
+    for (std::size_t off = 0, k = 0, m = 0; off < n; off += m, ++k) {
+      m = std::min(k == 0 ? first : piece, n - off);
       MsmShape sh;
       check(make_msm_shape(m, c, &sh));
+      const bool via_stage = points_in_stage && k > 0;
+      const int j = int((k + 1) % 2);  // stage point buffer of piece k >= 1
       const G1Affine* pts = d_points ? d_points + off : nullptr;
-      if (!pts) pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
-        check(device::MemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
+      if (!pts && !via_stage) {
+        pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
+          check(device::MemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
+                "GPU prover: SRS chunk copy");
+        });
+      } else if (!pts) {
+        char* buf = stage + (j == 0 ? hl.points0 : hl.points1);
+        if (k == 1) check(device::StreamWaitEvent(srs, stage_dead, 0), "GPU prover: H stage wait");
+        check(device::StreamWaitEvent(srs, h_free[j], 0), "GPU prover: H chunk wait");
+        check(device::MemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, srs),
               "GPU prover: SRS chunk copy");
-      });
+        check(device::EventRecord(h_ready[j], srs), "GPU prover: H chunk event");
+        check(device::StreamWaitEvent(compute, h_ready[j], 0), "GPU prover: H chunk wait");
+        pts = reinterpret_cast<const G1Affine*>(buf);
+      }
       check(msm<G1Curve>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
-      if (!d_points) chunk_done(k);
+      if (d_points) continue;
+      if (via_stage) {
+        check(device::EventRecord(h_free[j], compute), "GPU prover: H chunk event");
+      } else {
+        chunk_done(k);
+      }
     }
   }
 
@@ -442,6 +474,8 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   for (int b = 0; b < 2; ++b) {
     check(cudaEventCreateWithFlags(&m.chunk_ready[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.chunk_free[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.h_ready[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.h_free[b], cudaEventDisableTiming), "GPU prover: event");
   }
 
   const Domain domain(shape.lg, pk.convention.domain_generator);
@@ -615,7 +649,7 @@ void Prover::enqueue_compute(Partition& p) {
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);
   XYZZ<G2Curve>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
-  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape, ss);
+  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");

@@ -56,6 +56,13 @@ enum class Curve { g1, g2 };
 // (point_bytes each) from offset 0, then the query's "scalar is 1" and "scalar is neither 0 nor 1"
 // bitmaps over them, the word ranks of the second bitmap (u32 each), and the chunk's tail
 // scalars (at most m). Each part starts kRegionAlign-aligned; `bytes` is the whole.
+// Streamed SRS, the H MSM's use of its partition's stage b + c (contiguous, dead once the H step
+// has run): its workspace from offset 0, then two point buffers of m G1 points each.
+struct HStageLayout {
+  uint64_t points0 = 0, points1 = 0, bytes = 0;  // workspace: [0, points0)
+  static HStageLayout of(uint64_t m, int c);
+};
+
 struct ChunkLayout {
   uint64_t ones = 0, other = 0, rank = 0, scalars = 0, bytes = 0;
   static ChunkLayout of(uint64_t m, uint64_t point_bytes);
@@ -141,13 +148,15 @@ struct MemoryPlan {
   uint64_t workspace_bytes = 0;     // compute.workspace
   uint64_t chunk_buffer_bytes = 0;  // each SRS chunk buffer (streamed: a ChunkLayout of msm_chunk
                                     // points) or, resident, the gather buffer
-  // The dense H MSM's pieces. Resident: msm_chunk and window_g1. Streamed: as many points as a
-  // chunk buffer holds when the partition's own stage b and c (contiguous, dead once the H step
-  // has run, released only after the H MSM) can be its workspace (h_workspace_in_stage), which
-  // is larger than compute.workspace; else msm_chunk.
+  // The dense H MSM's pieces. Resident: msm_chunk and window_g1. Streamed, the partition's own
+  // stage b and c (contiguous, dead once the H step has run, released only after the H MSM) may
+  // hold its workspace (h_workspace_in_stage), with pieces as large as a chunk buffer holds, or
+  // its workspace and two point buffers (h_points_in_stage, HStageLayout): then the first piece
+  // still comes through chunk buffer 0 (its copy overlaps the NTTs) and the rest, h_chunk points
+  // each, through the stage. Else msm_chunk pieces in compute.workspace.
   uint64_t h_chunk = 0;
   int window_h = 0;
-  bool h_workspace_in_stage = false;
+  bool h_workspace_in_stage = false, h_points_in_stage = false;
   uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
   uint64_t resident_minimum = 0;    // smallest budget with a resident SRS
   uint64_t streamed_minimum = 0;    // smallest budget with a streamed SRS
