@@ -467,6 +467,30 @@ alignas(64) inline constexpr MulxTable<P> kMulxTable = MulxTable<P>::make();
       PP_MULX_MAC("24(%[k])", t3, t4) PP_MULX_MAC("32(%[k])", t4, t5)                           \
           PP_MULX_MAC("40(%[k])", t5, t6) "adoxq 56(%[k]), %[" t6 "]\n\t"
 
+// The 6-limb kernels' last step: the result t = (r6, r0, r1, r2, r3, r4) is below 2m; r5 (zero
+// by then), lo, hi, rdx and the two named scratch operands x4, x5 receive t - m, which replaces t
+// unless the subtraction borrowed (cmovae: CF clear). Branch-free.
+#define PP_MULX6_CSUB(x4, x5)                                                                 \
+  "movq %[r6], %[lo]\n\tsubq 0(%[k]), %[lo]\n\t"                                            \
+  "movq %[r0], %[hi]\n\tsbbq 8(%[k]), %[hi]\n\t"                                            \
+  "movq %[r1], %%rdx\n\tsbbq 16(%[k]), %%rdx\n\t"                                           \
+  "movq %[r2], %[r5]\n\tsbbq 24(%[k]), %[r5]\n\t"                                           \
+  "movq %[r3], %[" x4 "]\n\tsbbq 32(%[k]), %[" x4 "]\n\t"                                    \
+  "movq %[r4], %[" x5 "]\n\tsbbq 40(%[k]), %[" x5 "]\n\t"                                    \
+  "cmovaeq %[lo], %[r6]\n\tcmovaeq %[hi], %[r0]\n\tcmovaeq %%rdx, %[r1]\n\t"                 \
+  "cmovaeq %[r5], %[r2]\n\tcmovaeq %[" x4 "], %[r3]\n\tcmovaeq %[" x5 "], %[r4]"
+
+// Stores a 6-limb kernel's result, whose limbs end in the registers (r6, r0, r1, r2, r3, r4).
+PP_INLINE void store_mulx6_result(uint64_t* out, uint64_t w0, uint64_t w1, uint64_t w2,
+                                  uint64_t w3, uint64_t w4, uint64_t w5) {
+  out[0] = w0;
+  out[1] = w1;
+  out[2] = w2;
+  out[3] = w3;
+  out[4] = w4;
+  out[5] = w5;
+}
+
 // The asm reads the limbs behind a and b, which the compiler must have stored first. Optimised
 // builds say so with one memory operand per array; unoptimised ones give each its own address
 // register, which the 6-limb kernel (13 registers) cannot spare next to a frame pointer, so
@@ -533,26 +557,14 @@ __attribute__((noinline)) inline void mont_mul_mulx6(uint64_t* out, const uint64
       PP_MULX6_RED("r4", "r5", "r6", "r0", "r1", "r2", "r3")
       PP_MULX6_ROW("40", "r5", "r6", "r0", "r1", "r2", "r3", "r4")
       PP_MULX6_RED("r5", "r6", "r0", "r1", "r2", "r3", "r4")
-      // t = (r6, r0, r1, r2, r3, r4) < 2m; r5 (now zero), lo, hi, rdx, a, b hold t - m.
-      "movq %[r6], %[lo]\n\tsubq 0(%[k]), %[lo]\n\t"
-      "movq %[r0], %[hi]\n\tsbbq 8(%[k]), %[hi]\n\t"
-      "movq %[r1], %%rdx\n\tsbbq 16(%[k]), %%rdx\n\t"
-      "movq %[r2], %[r5]\n\tsbbq 24(%[k]), %[r5]\n\t"
-      "movq %[r3], %[a]\n\tsbbq 32(%[k]), %[a]\n\t"
-      "movq %[r4], %[b]\n\tsbbq 40(%[k]), %[b]\n\t"
-      "cmovaeq %[lo], %[r6]\n\tcmovaeq %[hi], %[r0]\n\tcmovaeq %%rdx, %[r1]\n\t"
-      "cmovaeq %[r5], %[r2]\n\tcmovaeq %[a], %[r3]\n\tcmovaeq %[b], %[r4]"
+      // t = (r6, r0, r1, r2, r3, r4) < 2m; a and b are free now.
+      PP_MULX6_CSUB("a", "b")
       : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
         [r5] "=&r"(r5), [r6] "=&r"(r6), [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(pa),
         [b] "+r"(pb)
       : [k] "r"(k) PP_MULX_READS(6, a, b)
       : "rdx", "cc" PP_MULX_MEMORY);
-  out[0] = r6;
-  out[1] = r0;
-  out[2] = r1;
-  out[3] = r2;
-  out[4] = r3;
-  out[5] = r4;
+  store_mulx6_result(out, r6, r0, r1, r2, r3, r4);
 }
 
 // ----- Lazy reduction: a 12-limb product and a separate Montgomery reduction (Fp only) -----
@@ -618,25 +630,13 @@ PP_INLINE void redc_mulx6(uint64_t* out, const uint64_t* t, const uint64_t* k) {
       // + t_high; the window is (r6, r0, r1, r2, r3, r4), r5 is zero.
       "addq 48(%[t]), %[r6]\n\tadcq 56(%[t]), %[r0]\n\tadcq 64(%[t]), %[r1]\n\t"
       "adcq 72(%[t]), %[r2]\n\tadcq 80(%[t]), %[r3]\n\tadcq 88(%[t]), %[r4]\n\t"
-      // < 2m: r5, lo, hi, rdx, t, s hold it minus m; keep it on borrow.
-      "movq %[r6], %[lo]\n\tsubq 0(%[k]), %[lo]\n\t"
-      "movq %[r0], %[hi]\n\tsbbq 8(%[k]), %[hi]\n\t"
-      "movq %[r1], %%rdx\n\tsbbq 16(%[k]), %%rdx\n\t"
-      "movq %[r2], %[r5]\n\tsbbq 24(%[k]), %[r5]\n\t"
-      "movq %[r3], %[t]\n\tsbbq 32(%[k]), %[t]\n\t"
-      "movq %[r4], %[s]\n\tsbbq 40(%[k]), %[s]\n\t"
-      "cmovaeq %[lo], %[r6]\n\tcmovaeq %[hi], %[r0]\n\tcmovaeq %%rdx, %[r1]\n\t"
-      "cmovaeq %[r5], %[r2]\n\tcmovaeq %[t], %[r3]\n\tcmovaeq %[s], %[r4]"
+      // < 2m; t is free now, s is scratch.
+      PP_MULX6_CSUB("t", "s")
       : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
         [r5] "=&r"(r5), [r6] "=&r"(r6), [lo] "=&r"(lo), [hi] "=&r"(hi), [s] "=&r"(s), [t] "+r"(pt)
       : [k] "r"(k) PP_MULX_READS(12, t, t)
       : "rdx", "cc" PP_MULX_MEMORY);
-  out[0] = r6;
-  out[1] = r0;
-  out[2] = r1;
-  out[3] = r2;
-  out[4] = r3;
-  out[5] = r4;
+  store_mulx6_result(out, r6, r0, r1, r2, r3, r4);
 }
 
 // out[0..12) = a^2 for a 6-limb a: the 15 products a_i·a_j (i < j) once, then doubled with the
