@@ -292,6 +292,17 @@ struct Prover::Impl {
   }
   void chunk_done(std::size_t k) { check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
 
+  // rank[t] = the tail points in bitmap words [0, t) (popcounts, then an exclusive scan whose
+  // temporary storage is the workspace), on the compute stream.
+  void tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes) {
+    device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, bitmap, words, rank);
+    std::size_t temp = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
+    if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
+    check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
+          "GPU prover: tail ranks");
+  }
+
   template <class C>
   int plan_window() const {
     return std::is_same_v<C, G1Curve> ? plan.window_g1 : plan.window_g2;
@@ -329,12 +340,7 @@ struct Prover::Impl {
       uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
       Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + rank_bytes);
       Fr* g_scalars = reinterpret_cast<Fr*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
-      device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, q.d_other, words, rank);
-      std::size_t temp = 0;
-      check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
-      if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
-      check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
-            "GPU prover: tail ranks");
+      tail_ranks(q.d_other, words, rank, ws, ws_bytes);
       const Fr* z = region<Fr>(slot("msm", ms, "scalars")) + q.offset;
       for (std::size_t lo = 0; lo < tail; lo += cap) {
         const std::size_t m = std::min(cap, tail - lo);
@@ -393,12 +399,7 @@ struct Prover::Impl {
         const uint64_t* other = reinterpret_cast<const uint64_t*>(buf + lay.other);
         uint32_t* rank = reinterpret_cast<uint32_t*>(const_cast<char*>(buf) + lay.rank);
         const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
-        device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, other, words, rank);
-        std::size_t temp = 0;
-        check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
-        if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
-        check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
-              "GPU prover: tail ranks");
+        tail_ranks(other, words, rank, ws, ws_bytes);
         for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
           const TailPiece& pc = pieces[next];
           const std::size_t take = pc.hi - pc.lo;
