@@ -332,24 +332,55 @@ TEST(Classify, SplitsZeroOneAndOtherInPointOrder) {
   for (std::size_t p = 0; p < num_aux; ++p) EXPECT_EQ(test_bit(l.ones, p), z[num_inputs + p] == Fr::one()) << p;
 }
 
+// One query of a tail test: n points over a mixed assignment of n + 5 scalars; mapped, point p is
+// variable vars[p] = (p·mul + add) mod (n + 5), else variable offset + p. `want_*`: the tail (the
+// points whose scalar is neither 0 nor 1) and its scalars, in point order.
+template <class C>
+struct TailCase {
+  std::vector<Fr> z;
+  std::vector<Affine<C>> pts;
+  std::vector<uint32_t> vars;
+  bool mapped = false;
+  std::size_t offset = 0, points = 0;
+  gpu::SplitBits bits;
+  std::vector<Affine<C>> want_pts;
+  std::vector<Fr> want_sc;
+  std::span<const uint32_t> map() const { return mapped ? std::span<const uint32_t>(vars) : std::span<const uint32_t>(); }
+  std::span<const Fr> input() const { return std::span<const Fr>(z).first(2); }
+  std::span<const Fr> aux() const { return std::span<const Fr>(z).subspan(2); }
+};
+
+template <class C>
+TailCase<C> tail_case(std::size_t n, uint64_t seed, uint32_t mul, uint32_t add, bool mapped, std::size_t unmapped_offset) {
+  TailCase<C> t;
+  t.z = mixed_assignment(n + 5, seed);
+  t.pts = random_points<C>(n, seed + 1);
+  t.vars.resize(n);
+  for (std::size_t p = 0; p < n; ++p) t.vars[p] = uint32_t((p * mul + add) % (n + 5));
+  t.mapped = mapped;
+  t.offset = mapped ? 0 : unmapped_offset;
+  t.points = mapped ? n : n - t.offset;
+  t.bits = gpu::classify(t.input(), t.aux(), t.map(), t.offset, t.points);
+  for (std::size_t p = 0; p < t.points; ++p)
+    if (test_bit(t.bits.other, p)) {
+      t.want_pts.push_back(t.pts[p]);
+      t.want_sc.push_back(t.z[mapped ? t.vars[p] : t.offset + p]);
+    }
+  return t;
+}
+
 // The tail gather in pieces [lo, hi) yields exactly the "other" points and their scalars, in
 // order; summed piece by piece with the MSM it gives the tail's share of the split MSM.
 template <class C>
 void tail_gather_cases(std::size_t n) {
-  const std::vector<Fr> z = mixed_assignment(n + 5, kSeed + 13);
-  const std::vector<Affine<C>> pts = random_points<C>(n, kSeed + 14);
-  std::vector<uint32_t> vars(n);
-  for (std::size_t p = 0; p < n; ++p) vars[p] = uint32_t((p * 7 + 3) % (n + 5));
   for (const bool mapped : {false, true}) {
-    const std::span<const uint32_t> map = mapped ? std::span<const uint32_t>(vars) : std::span<const uint32_t>();
-    const gpu::SplitBits bits = gpu::classify(std::span<const Fr>(z).first(2), std::span<const Fr>(z).subspan(2), map, 0, n);
-    std::vector<Affine<C>> want_pts;
-    std::vector<Fr> want_sc;
-    for (std::size_t p = 0; p < n; ++p)
-      if (test_bit(bits.other, p)) {
-        want_pts.push_back(pts[p]);
-        want_sc.push_back(z[mapped ? vars[p] : p]);
-      }
+    const TailCase<C> t = tail_case<C>(n, kSeed + 13, 7, 3, mapped, 0);
+    const std::span<const uint32_t> map = t.map();
+    const gpu::SplitBits& bits = t.bits;
+    const std::vector<Affine<C>>& pts = t.pts;
+    const std::vector<Fr>& z = t.z;
+    const std::vector<Affine<C>>& want_pts = t.want_pts;
+    const std::vector<Fr>& want_sc = t.want_sc;
     ASSERT_EQ(want_pts.size(), bits.other_count);
     for (const std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(64), bits.other_count + 10}) {
       std::vector<Affine<C>> got_pts, gp;
@@ -377,23 +408,15 @@ void tail_gather_cases(std::size_t n) {
 // every point with its scalar once, all buffers full but the last.
 template <class C>
 void streamed_tail_cases(std::size_t n) {
-  const std::vector<Fr> z = mixed_assignment(n + 5, kSeed + 15);
-  const std::vector<Affine<C>> pts = random_points<C>(n, kSeed + 16);
-  std::vector<uint32_t> vars(n);
-  for (std::size_t p = 0; p < n; ++p) vars[p] = uint32_t((p * 11 + 2) % (n + 5));
-  const std::span<const Fr> input = std::span<const Fr>(z).first(2), aux = std::span<const Fr>(z).subspan(2);
   for (const bool mapped : {false, true}) {
-    const std::span<const uint32_t> map = mapped ? std::span<const uint32_t>(vars) : std::span<const uint32_t>();
-    const std::size_t offset = mapped ? 0 : 3;
-    const std::size_t points = mapped ? n : n - offset;
-    const gpu::SplitBits bits = gpu::classify(input, aux, map, offset, points);
-    std::vector<Affine<C>> want_pts;
-    std::vector<Fr> want_sc;
-    for (std::size_t p = 0; p < points; ++p)
-      if (test_bit(bits.other, p)) {
-        want_pts.push_back(pts[p]);
-        want_sc.push_back(z[mapped ? vars[p] : offset + p]);
-      }
+    const TailCase<C> t = tail_case<C>(n, kSeed + 15, 11, 2, mapped, 3);
+    const std::span<const uint32_t> map = t.map();
+    const std::size_t offset = t.offset, points = t.points;
+    const gpu::SplitBits& bits = t.bits;
+    const std::vector<Affine<C>>& pts = t.pts;
+    const std::vector<Affine<C>>& want_pts = t.want_pts;
+    const std::vector<Fr>& want_sc = t.want_sc;
+    const std::span<const Fr> input = t.input(), aux = t.aux();
     const std::vector<Fr> tail = gpu::tail_scalars(bits, input, aux, map, offset);
     ASSERT_TRUE(tail == want_sc) << "mapped " << mapped;
     for (const std::size_t chunk : {std::size_t(64), std::size_t(192), std::size_t(1024)})

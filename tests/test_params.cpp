@@ -18,6 +18,8 @@
 
 #include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/groth16/keys.hpp"
+#include "proofpipe/io/binfile.hpp"
+#include "proofpipe/io/key_cache.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/serialize.hpp"
 
@@ -71,11 +73,18 @@ ProvingKey random_key(uint64_t seed, const Shape& s = kShape) {
   pk.vk.delta_g1 = random_g1(rng);
   pk.vk.delta_g2 = random_g2(rng);
   for (std::size_t i = 0; i < s.ic; ++i) pk.vk.ic.push_back(random_g1(rng));
-  for (std::size_t i = 0; i < s.h; ++i) pk.h.push_back(random_g1(rng));
-  for (std::size_t i = 0; i < s.l; ++i) pk.l.push_back(random_g1(rng));
-  for (std::size_t i = 0; i < s.a; ++i) pk.a.push_back(random_g1(rng));
-  for (std::size_t i = 0; i < s.b_g1; ++i) pk.b_g1.push_back(random_g1(rng));
-  for (std::size_t i = 0; i < s.b_g2; ++i) pk.b_g2.push_back(random_g2(rng));
+  auto g1s = [&](std::size_t n) {
+    std::vector<G1Affine> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(random_g1(rng));
+    return v;
+  };
+  pk.h = g1s(s.h);
+  pk.l = g1s(s.l);
+  pk.a = g1s(s.a);
+  pk.b_g1 = g1s(s.b_g1);
+  std::vector<G2Affine> b_g2;
+  for (std::size_t i = 0; i < s.b_g2; ++i) b_g2.push_back(random_g2(rng));
+  pk.b_g2 = std::move(b_g2);
   return pk;
 }
 
@@ -111,18 +120,18 @@ void expect_same_vk(const VerifyingKey& x, const VerifyingKey& y) {
 }
 
 template <class P>
-void expect_same_points(const std::vector<P>& x, const std::vector<P>& y, const char* name) {
+void expect_same_points(std::span<const P> x, std::span<const P> y, const char* name) {
   ASSERT_EQ(x.size(), y.size()) << name;
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(x[i] == y[i]) << name << "[" << i << "]";
 }
 
 void expect_same_key(const ProvingKey& x, const ProvingKey& y) {
   expect_same_vk(x.vk, y.vk);
-  expect_same_points(x.h, y.h, "h");
-  expect_same_points(x.l, y.l, "l");
-  expect_same_points(x.a, y.a, "a");
-  expect_same_points(x.b_g1, y.b_g1, "b_g1");
-  expect_same_points(x.b_g2, y.b_g2, "b_g2");
+  expect_same_points(x.h.span(), y.h.span(), "h");
+  expect_same_points(x.l.span(), y.l.span(), "l");
+  expect_same_points(x.a.span(), y.a.span(), "a");
+  expect_same_points(x.b_g1.span(), y.b_g1.span(), "b_g1");
+  expect_same_points(x.b_g2.span(), y.b_g2.span(), "b_g2");
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -200,6 +209,14 @@ class TempDir {
  private:
   fs::path dir_;
 };
+
+Bytes read_file_prefix(const fs::path& p, std::size_t n) {
+  std::ifstream in(p, std::ios::binary);
+  Bytes b(n);
+  in.read(reinterpret_cast<char*>(b.data()), std::streamsize(n));
+  b.resize(std::size_t(in.gcount()));
+  return b;
+}
 
 Bytes read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -304,7 +321,7 @@ TEST(ParamsLayout, FieldsSitWhereBellpersonPutsThem) {
   EXPECT_EQ(o.ic_count, 864u);
   EXPECT_EQ(be32(b, o.ic_count), pk.vk.ic.size());
   for (std::size_t i = 0; i < pk.vk.ic.size(); ++i) EXPECT_TRUE(g1_at(o.ic_data + 96 * i, pk.vk.ic[i]));
-  const std::vector<G1Affine>* g1v[4] = {&pk.h, &pk.l, &pk.a, &pk.b_g1};
+  const HostArray<G1Affine>* g1v[4] = {&pk.h, &pk.l, &pk.a, &pk.b_g1};
   for (int v = 0; v < 4; ++v) {
     EXPECT_EQ(be32(b, o.count[v]), g1v[v]->size());
     for (std::size_t i = 0; i < g1v[v]->size(); ++i) EXPECT_TRUE(g1_at(o.data[v] + 96 * i, (*g1v[v])[i]));
@@ -538,15 +555,15 @@ TEST(ParamsCorruption, OffSubgroupPointOnlyRejectedWithSubgroupCheck) {
   const Offsets o = offsets_of(pk);
   const G2Affine bad2 = g2_non_subgroup_point();
   const G1Affine bad1 = g1_non_subgroup_point();
-  pk.b_g2[4] = bad2;
-  pk.l[9] = bad1;
+  pk.b_g2.at_mut(4) = bad2;
+  pk.l.at_mut(9) = bad1;
   const Bytes b = encode_params(pk);
   // Without the check the points load as they are (on the curve).
   expect_same_key(parse_params(b, ParamsReadOptions{SubgroupCheck::no}, "mem"), pk);
   // With it, the first bad point in file order is l[9] (l precedes b_g2).
   EXPECT_HAS(parse_error(b, SubgroupCheck::yes),
              bad_point_text("l", 9, o.data[1] + 96 * 9) + "point not in prime-order subgroup");
-  pk.l[9] = random_key(19, Shape{0, 0, 1, 0, 0, 0}).l[0];
+  pk.l.at_mut(9) = random_key(19, Shape{0, 0, 1, 0, 0, 0}).l[0];
   EXPECT_HAS(parse_error(encode_params(pk), SubgroupCheck::yes),
              bad_point_text("b_g2", 4, o.data[4] + 192 * 4) + "point not in prime-order subgroup");
 }
@@ -748,4 +765,117 @@ TEST(ProofBytes, RejectsBadBytesNamingTheElement) {
       EXPECT_HAS(e.what(), part) << " byte " << i;
     }
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The key cache (io/key_cache.hpp)
+
+namespace {
+
+// Overwrites one byte of a file in place.
+void poke(const fs::path& path, uint64_t offset, uint8_t value) {
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(std::streamoff(offset));
+  f.put(char(value));
+}
+
+uint64_t le64_at(const Bytes& b, std::size_t at) {
+  uint64_t v = 0;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+
+}  // namespace
+
+TEST(KeyCache, RoundTripMapsTheSamePoints) {
+  TempDir dir;
+  ProvingKey pk = random_key(31);
+  pk.convention = kSnarkjsConvention;
+  write_key_cache(dir / "k.ppk", pk);
+  EXPECT_TRUE(is_key_cache_file(dir / "k.ppk"));
+  const ProvingKey m = map_key_cache(dir / "k.ppk");
+  EXPECT_TRUE(m.h.is_view() && m.l.is_view() && m.b_g2.is_view());
+  EXPECT_TRUE(m.convention == kSnarkjsConvention);
+  expect_same_key(m, pk);
+  // read_params recognises a cache; the header peek gives the counts and the convention.
+  expect_same_key(read_params(dir / "k.ppk"), pk);
+  const ParamsHeader h = read_params_header(dir / "k.ppk");
+  EXPECT_EQ(h.h, pk.h.size());
+  EXPECT_EQ(h.b_g2, pk.b_g2.size());
+  EXPECT_TRUE(h.convention == kSnarkjsConvention);
+  // A .params file is not a cache.
+  ProvingKey bellman = pk;
+  bellman.convention = kBellmanConvention;
+  write_params(dir / "k.params", bellman);
+  EXPECT_FALSE(is_key_cache_file(dir / "k.params"));
+  EXPECT_HAS(params_error([&] { map_key_cache(dir / "k.params"); }), "not a key cache");
+}
+
+TEST(KeyCache, ViewsOutliveTheKeyAndSurviveReleasedPages) {
+  TempDir dir;
+  const ProvingKey pk = random_key(32, Shape{2, 0, 3000, 0, 0, 5});
+  write_key_cache(dir / "k.ppk", pk);
+  HostArray<G1Affine> l;
+  {
+    const ProvingKey m = map_key_cache(dir / "k.ppk");
+    l = m.l;  // shares the mapping
+  }
+  ASSERT_EQ(l.size(), pk.l.size());
+  l.release_pages();  // back to the kernel; read again from the file
+  EXPECT_TRUE(l == pk.l);
+  l.release_pages(100, 2000);
+  EXPECT_TRUE(l == pk.l);
+  EXPECT_THROW(l.at_mut(0), std::logic_error);  // a view is read-only
+}
+
+TEST(KeyCache, EmptyQueries) {
+  TempDir dir;
+  const ProvingKey pk = random_key(33, Shape{0, 0, 0, 0, 0, 0});
+  write_key_cache(dir / "k.ppk", pk);
+  expect_same_key(map_key_cache(dir / "k.ppk"), pk);
+}
+
+TEST(KeyCache, CorruptionIsNamed) {
+  TempDir dir;
+  const ProvingKey pk = random_key(34);
+  write_key_cache(dir / "k.ppk", pk);
+  const Bytes good = read_file(dir / "k.ppk");
+  const uint64_t l_offset = le64_at(good, 80 + 16 * 1);  // section l's offset
+  auto corrupt = [&](uint64_t at) {
+    write_file_bytes(dir / "c.ppk", good);
+    poke(dir / "c.ppk", at, uint8_t(good[at] ^ 0x01));
+    return params_error([&] { map_key_cache(dir / "c.ppk"); });
+  };
+  const std::string points = corrupt(l_offset + 96 * 7 + 5);
+  EXPECT_HAS(points, (dir / "c.ppk").string());
+  EXPECT_HAS(points, "section l, block 0 (byte offsets " + std::to_string(l_offset) + "..");
+  EXPECT_HAS(points, "checksum mismatch");
+  EXPECT_HAS(corrupt(4096 + 10), "the VK's or the checksum table's checksum does not match");
+  EXPECT_HAS(corrupt(20), "the header's checksum does not match");
+  EXPECT_HAS(corrupt(0), "not a key cache");
+  // Truncated and over-long files.
+  write_file_bytes(dir / "t.ppk", Bytes(good.begin(), good.end() - 1));
+  EXPECT_HAS(params_error([&] { map_key_cache(dir / "t.ppk"); }), "truncated or over-long");
+  Bytes longer = good;
+  longer.push_back(0);
+  write_file_bytes(dir / "t.ppk", longer);
+  EXPECT_HAS(params_error([&] { map_key_cache(dir / "t.ppk"); }), "truncated or over-long");
+  write_file_bytes(dir / "t.ppk", Bytes(good.begin(), good.begin() + 100));
+  EXPECT_HAS(params_error([&] { map_key_cache(dir / "t.ppk"); }), "shorter than its header");
+}
+
+TEST(KeyCache, TheLowestBadBlockOfALongSectionIsReported) {
+  // h spans three 64 MiB checksum blocks; blocks 1 and 2 are corrupted, block 1 is named.
+  TempDir dir;
+  ProvingKey pk = random_key(35, Shape{1, 0, 2, 1, 1, 1});
+  const std::size_t n = (std::size_t(130) << 20) / sizeof(G1Affine);
+  pk.h = std::vector<G1Affine>(n, pk.l[0]);
+  write_key_cache(dir / "k.ppk", pk);
+  const uint64_t h_offset = le64_at(read_file_prefix(dir / "k.ppk", 4096), 80);
+  constexpr uint64_t kBlock = uint64_t(64) << 20;
+  poke(dir / "k.ppk", h_offset + 2 * kBlock + 1, 0x55);
+  poke(dir / "k.ppk", h_offset + kBlock + 3, 0x55);
+  EXPECT_HAS(params_error([&] { map_key_cache(dir / "k.ppk"); }),
+             "section h, block 1 (byte offsets " + std::to_string(h_offset + kBlock) + ".." +
+                 std::to_string(h_offset + 2 * kBlock) + ")");
 }

@@ -166,6 +166,7 @@ struct EngineBenchOptions {
   std::string sim_latency = "stage=2000,h=4000,msm=6000,finish=1000";
   bool spin = false;
   std::string trace, timeline;      // empty: not written
+  std::string key_cache;            // non-empty: the key is written there and mapped back (io/key_cache.hpp)
   uint64_t seed = 1;
 };
 void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& options);

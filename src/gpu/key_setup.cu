@@ -27,9 +27,9 @@ __global__ void fixed_base_kernel(const Affine<C>* __restrict__ table, const Fr*
 }
 
 template <class C>
-void multiply_all(const std::vector<Affine<C>>& table_host, const std::vector<Fr>& scalars, std::vector<Affine<C>>& out) {
-  out.resize(scalars.size());
-  if (scalars.empty()) return;
+std::vector<Affine<C>> multiply_all(const std::vector<Affine<C>>& table_host, const std::vector<Fr>& scalars) {
+  std::vector<Affine<C>> out(scalars.size());
+  if (scalars.empty()) return out;
   constexpr std::size_t kPiece = std::size_t(1) << 22;
   const std::size_t piece = std::min(kPiece, scalars.size());
   Affine<C>* d_table = nullptr;
@@ -55,6 +55,7 @@ void multiply_all(const std::vector<Affine<C>>& table_host, const std::vector<Fr
     check(cudaGetLastError(), "key_points: fixed-base kernel");
     check(cudaMemcpy(out.data() + off, d_points, m * sizeof(Affine<C>), cudaMemcpyDeviceToHost), "key_points: download");
   }
+  return out;
 }
 
 }  // namespace
@@ -64,12 +65,12 @@ ProvingKey key_points(const KeyScalars& ks, int device) {
   ProvingKey pk = key_skeleton(ks);
   const std::vector<G1Affine> t1 = fixed_base_table(g1_generator());
   const std::vector<G2Affine> t2 = fixed_base_table(g2_generator());
-  multiply_all<G1Curve>(t1, ks.ic, pk.vk.ic);
-  multiply_all<G1Curve>(t1, ks.h, pk.h);
-  multiply_all<G1Curve>(t1, ks.l, pk.l);
-  multiply_all<G1Curve>(t1, ks.a, pk.a);
-  multiply_all<G1Curve>(t1, ks.b, pk.b_g1);
-  multiply_all<G2Curve>(t2, ks.b, pk.b_g2);
+  pk.vk.ic = multiply_all<G1Curve>(t1, ks.ic);
+  pk.h = multiply_all<G1Curve>(t1, ks.h);
+  pk.l = multiply_all<G1Curve>(t1, ks.l);
+  pk.a = multiply_all<G1Curve>(t1, ks.a);
+  pk.b_g1 = multiply_all<G1Curve>(t1, ks.b);
+  pk.b_g2 = multiply_all<G2Curve>(t2, ks.b);
   return pk;
 }
 

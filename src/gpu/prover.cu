@@ -75,6 +75,7 @@ struct Query {
   const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
   const uint64_t* d_other = nullptr;
   const std::vector<Fr>* tail_scalars = nullptr;  // streamed: the tail's scalars, in tail order
+  const std::vector<std::size_t>* tail_counts = nullptr;  // streamed: tail points per SRS chunk
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
   XYZZ<C>* d_ones_sum = nullptr;
   MsmShape* shape = nullptr;  // records the window the sums use
@@ -110,6 +111,7 @@ class Prover::Partition {
   std::size_t h_terms = 0;
   SplitBits l, a, b;
   std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only: the tails' scalars (tail_scalars)
+  std::vector<std::size_t> l_counts, a_counts, b_counts;  // and their counts per SRS chunk (tail_counts)
   int stage_slot = -1, msm_slot = -1;
   bool staged = false, computed = false;
   std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
@@ -197,12 +199,16 @@ struct Prover::Impl {
     return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1Curve>) + (max_windows + 1) * sizeof(XYZZ<G2Curve>);
   }
 
-  void pin(const void* p, std::size_t bytes) {
-    if (bytes == 0) return;
-    void* q = const_cast<void*>(p);
+  template <class T>
+  void pin(const HostArray<T>& v) {
+    if (v.empty()) return;
+    void* q = const_cast<T*>(v.data());
+    const std::size_t bytes = v.size() * sizeof(T);
     // Portable: the provers of the same key on other GPUs use the same pinned pages. A copy that
-    // another prover pinned first is pinned already; that prover unregisters it.
-    const cudaError_t e = device::HostRegister(q, bytes, cudaHostRegisterPortable);
+    // another prover pinned first is pinned already; that prover unregisters it. A mapped key
+    // cache is read-only memory, which CUDA registers only as such.
+    const unsigned flags = cudaHostRegisterPortable | (v.is_view() ? cudaHostRegisterReadOnly : 0u);
+    const cudaError_t e = device::HostRegister(q, bytes, flags);
     if (e == cudaErrorHostMemoryAlreadyRegistered) {
       cudaGetLastError();
       return;
@@ -211,11 +217,18 @@ struct Prover::Impl {
     pinned.emplace_back(q, bytes);
   }
 
+  // Copies a query to its region in pieces; each piece's host pages go back to the kernel once on
+  // the device when the key is a mapped cache (HostArray::release_pages; a no-op for vectors), so
+  // uploading a mapped key never holds more than a piece of it in host memory.
   template <class C>
-  void upload(const std::string& name, const std::vector<Affine<C>>& v) {
-    if (!v.empty())
-      check(device::Memcpy(region<Affine<C>>(name), v.data(), v.size() * sizeof(Affine<C>), cudaMemcpyHostToDevice),
-            "GPU prover: SRS upload");
+  void upload(const std::string& name, const HostArray<Affine<C>>& v) {
+    constexpr std::size_t kPiece = (std::size_t(256) << 20) / sizeof(Affine<C>);
+    Affine<C>* d = region<Affine<C>>(name);
+    for (std::size_t at = 0; at < v.size(); at += kPiece) {
+      const std::size_t n = std::min(kPiece, v.size() - at);
+      check(device::Memcpy(d + at, v.data() + at, n * sizeof(Affine<C>), cudaMemcpyHostToDevice), "GPU prover: SRS upload");
+      v.release_pages(at, n);
+    }
   }
 
   // ---- the compute phase's pieces ----
@@ -254,10 +267,10 @@ struct Prover::Impl {
       const int j = int((k + 1) % 2);  // stage point buffer of piece k >= 1
       const G1Affine* pts = d_points ? d_points + off : nullptr;
       if (!pts && !via_stage) {
-        pts = stream_chunk(k, [&](char* buf, cudaStream_t s) {
+        pts = reinterpret_cast<const G1Affine*>(stream_chunk(k, [&](char* buf, cudaStream_t s) {
           check(device::MemcpyAsync(buf, h_points + off, m * sizeof(G1Affine), cudaMemcpyHostToDevice, s),
                 "GPU prover: SRS chunk copy");
-        });
+        }));
       } else if (!pts) {
         char* buf = stage + (j == 0 ? hl.points0 : hl.points1);
         if (k == 1) check(device::StreamWaitEvent(srs, stage_dead, 0), "GPU prover: H stage wait");
@@ -281,14 +294,14 @@ struct Prover::Impl {
   // Streamed SRS: fills chunk buffer k % 2 on the srs stream once the compute stream is done with
   // its previous contents, and makes the compute stream wait for the copy.
   template <class Fill>
-  const G1Affine* stream_chunk(std::size_t k, Fill&& fill) {
+  char* stream_chunk(std::size_t k, Fill&& fill) {
     const int b = int(k % 2);
     char* buf = region<char>("compute.srs_chunk[" + std::to_string(b) + "]");
     check(device::StreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
     fill(buf, srs);
     check(device::EventRecord(chunk_ready[b], srs), "GPU prover: chunk event");
     check(device::StreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
-    return reinterpret_cast<const G1Affine*>(buf);
+    return buf;
   }
   void chunk_done(std::size_t k) { check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
 
@@ -301,6 +314,18 @@ struct Prover::Impl {
     if (temp > ws_bytes) throw GpuError(Status::invalid("GPU prover: scan temp exceeds the workspace"));
     check(device::algorithm(cub::DeviceScan::ExclusiveSum(ws, temp, rank, rank, int(words), compute)),
           "GPU prover: tail ranks");
+  }
+
+  // Streamed SRS: the points of a query of n points that one chunk carries.
+  std::size_t chunk_points(std::size_t n) const { return std::min<std::size_t>(plan.msm_chunk, n); }
+
+  // The most points a gather buffer of `bytes` holds with their scalars (points, then scalars
+  // from the next aligned offset), at most `limit`.
+  template <class C>
+  static std::size_t gather_capacity(std::size_t bytes, std::size_t limit) {
+    std::size_t cap = std::min(limit, bytes / (sizeof(Affine<C>) + sizeof(Fr)));
+    while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(Fr) > bytes) --cap;
+    return cap;
   }
 
   template <class C>
@@ -330,8 +355,7 @@ struct Prover::Impl {
       char* gather = region<char>("compute.gather");
       const std::size_t rank_bytes = align_up(words * sizeof(uint32_t));
       const std::size_t room = region_bytes("compute.gather") - rank_bytes;
-      std::size_t cap = std::min<std::size_t>(plan.msm_chunk, room / (sizeof(Affine<C>) + sizeof(Fr)));
-      while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(Fr) > room) --cap;
+      const std::size_t cap = gather_capacity<C>(room, plan.msm_chunk);
       const std::size_t tail = bits.other_count;
       const int c = window_for(std::min(cap, tail), plan_window<C>());
       *q.shape = MsmShape{tail, c};
@@ -357,7 +381,7 @@ struct Prover::Impl {
     // buffer, which the MSM takes whenever it is full and after the last chunk (tail_pieces), so
     // only tail points are sorted and the MSMs run on full buffers.
     // Chunks of msm_chunk points (then a power of two >= 2^16) or one chunk of the whole query.
-    const std::size_t cap = std::min<std::size_t>(plan.msm_chunk, q.n);
+    const std::size_t cap = chunk_points(q.n);
     if (cap < q.n && cap % 64 != 0)
       throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
     const engine::ChunkLayout lay = engine::ChunkLayout::of(cap, sizeof(Affine<C>));
@@ -365,14 +389,15 @@ struct Prover::Impl {
       throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer is smaller than the plan's chunk"));
     const std::size_t tail = bits.other_count;
     const std::size_t gather_bytes = region_bytes("compute.gather");
-    std::size_t gcap = std::min<std::size_t>(cap, gather_bytes / (sizeof(Affine<C>) + sizeof(Fr)));
-    while (gcap > 0 && align_up(gcap * sizeof(Affine<C>)) + gcap * sizeof(Fr) > gather_bytes) --gcap;
+    const std::size_t gcap = gather_capacity<C>(gather_bytes, cap);
     if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
     const int c = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
     *q.shape = MsmShape{tail, c};
     if (q.tail_scalars->size() != tail)
       throw GpuError(Status::invalid("GPU prover: the partition's tail scalars do not match its bitmap"));
-    const std::vector<std::size_t> counts = tail_counts(bits.other, q.n, (cap + 63) / 64 * 64);
+    const std::vector<std::size_t>& counts = *q.tail_counts;  // made by prepare()
+    if (counts.size() != (q.n + cap - 1) / cap)
+      throw GpuError(Status::invalid("GPU prover: the partition's tail counts do not match the SRS chunks"));
     const std::vector<TailPiece> pieces = tail == 0 ? std::vector<TailPiece>{} : tail_pieces(counts, gcap);
     char* gather = region<char>("compute.gather");
     Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather);
@@ -380,7 +405,7 @@ struct Prover::Impl {
     std::size_t next = 0, first = 0;  // next piece; the chunk's first tail rank
     for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
       const std::size_t m = std::min(cap, q.n - off), words = (m + 63) / 64, count = counts[k];
-      const char* buf = reinterpret_cast<const char*>(stream_chunk(k, [&](char* b, cudaStream_t st) {
+      char* buf = stream_chunk(k, [&](char* b, cudaStream_t st) {
         check(device::MemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, st),
               "GPU prover: SRS chunk copy");
         check(device::MemcpyAsync(b + lay.ones, bits.ones.data() + off / 64, words * 8, cudaMemcpyHostToDevice, st),
@@ -391,13 +416,13 @@ struct Prover::Impl {
         check(device::MemcpyAsync(b + lay.scalars, q.tail_scalars->data() + first, count * sizeof(Fr),
                                   cudaMemcpyHostToDevice, st),
               "GPU prover: tail scalars copy");
-      }));
+      });
       const Affine<C>* pts = reinterpret_cast<const Affine<C>*>(buf);
       check(batch_add<C>(pts, reinterpret_cast<const uint64_t*>(buf + lay.ones), m, ws, ws_bytes, q.d_ones_sum,
                          compute, true));
       if (count > 0) {
         const uint64_t* other = reinterpret_cast<const uint64_t*>(buf + lay.other);
-        uint32_t* rank = reinterpret_cast<uint32_t*>(const_cast<char*>(buf) + lay.rank);
+        uint32_t* rank = reinterpret_cast<uint32_t*>(buf + lay.rank);
         const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
         tail_ranks(other, words, rank, ws, ws_bytes);
         for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
@@ -495,11 +520,11 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     check(cudaMemcpy(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4, cudaMemcpyHostToDevice),
           "GPU prover: variable map upload");
   } else {
-    m.pin(pk.h.data(), pk.h.size() * sizeof(G1Affine));
-    m.pin(pk.l.data(), pk.l.size() * sizeof(G1Affine));
-    m.pin(pk.a.data(), pk.a.size() * sizeof(G1Affine));
-    m.pin(pk.b_g1.data(), pk.b_g1.size() * sizeof(G1Affine));
-    m.pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(G2Affine));
+    m.pin(pk.h);
+    m.pin(pk.l);
+    m.pin(pk.a);
+    m.pin(pk.b_g1);
+    m.pin(pk.b_g2);
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
 }
@@ -535,6 +560,12 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
     p->l_tail = tail_scalars(p->l, w.input, w.aux, {}, m.num_inputs);
     p->a_tail = tail_scalars(p->a, w.input, w.aux, m.a_vars, 0);
     p->b_tail = tail_scalars(p->b, w.input, w.aux, m.b_vars, 0);
+    const auto counts = [&](const SplitBits& bits, std::size_t n) {
+      return n == 0 ? std::vector<std::size_t>{} : tail_counts(bits.other, n, (m.chunk_points(n) + 63) / 64 * 64);
+    };
+    p->l_counts = counts(p->l, m.num_aux);
+    p->a_counts = counts(p->a, m.a_vars.size());
+    p->b_counts = counts(p->b, m.b_vars.size());
   }
   return p;
 }
@@ -670,6 +701,7 @@ void Prover::enqueue_compute(Partition& p) {
   ql.d_ones = next_bits(p.l.ones.size());
   ql.d_other = next_bits(p.l.other.size());
   ql.tail_scalars = &p.l_tail;
+  ql.tail_counts = &p.l_counts;
   ql.d_windows = g1 + W;
   ql.d_ones_sum = g1 + 4 * W;
   ql.shape = &p.l_shape;
@@ -686,6 +718,7 @@ void Prover::enqueue_compute(Partition& p) {
   qa.d_ones = next_bits(p.a.ones.size());
   qa.d_other = next_bits(p.a.other.size());
   qa.tail_scalars = &p.a_tail;
+  qa.tail_counts = &p.a_counts;
   qa.d_windows = g1 + 2 * W;
   qa.d_ones_sum = g1 + 4 * W + 1;
   qa.shape = &p.a_shape;
@@ -701,6 +734,7 @@ void Prover::enqueue_compute(Partition& p) {
   qb.d_ones = next_bits(p.b.ones.size());
   qb.d_other = next_bits(p.b.other.size());
   qb.tail_scalars = &p.b_tail;
+  qb.tail_counts = &p.b_counts;
   qb.d_windows = g1 + 3 * W;
   qb.d_ones_sum = g1 + 4 * W + 2;
   qb.shape = &p.b1_shape;
@@ -717,6 +751,7 @@ void Prover::enqueue_compute(Partition& p) {
   q2.d_ones = qb.d_ones;
   q2.d_other = qb.d_other;
   q2.tail_scalars = &p.b_tail;
+  q2.tail_counts = &p.b_counts;
   q2.d_windows = g2;
   q2.d_ones_sum = g2 + W;
   q2.shape = &p.b2_shape;

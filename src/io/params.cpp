@@ -1,5 +1,6 @@
 // bellperson `.params` / VerifyingKey files: layout walk, parallel point decoding, mmap and buffered writers.
 #include "proofpipe/io/params.hpp"
+#include "proofpipe/io/key_cache.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -312,7 +313,7 @@ void encode_point(uint8_t* out, const G1Affine& p) { encode_g1_uncompressed(out,
 void encode_point(uint8_t* out, const G2Affine& p) { encode_g2_uncompressed(out, p); }
 
 template <class Sink, class P>
-void put_points(Sink& sink, const std::vector<P>& pts, std::size_t point_bytes) {
+void put_points(Sink& sink, std::span<const P> pts, std::size_t point_bytes) {
   const std::size_t per_chunk = kChunkBytes / point_bytes;
   for (std::size_t start = 0; start < pts.size(); start += per_chunk) {
     const std::size_t n = std::min(per_chunk, pts.size() - start);
@@ -335,22 +336,22 @@ void put_vk(Sink& sink, const VerifyingKey& vk) {
   encode_g1_uncompressed(sink.claim(kG1UncompressedBytes), vk.delta_g1);
   encode_g2_uncompressed(sink.claim(kG2UncompressedBytes), vk.delta_g2);
   put_count(sink, n_ic);
-  put_points(sink, vk.ic, kG1UncompressedBytes);
+  put_points(sink, std::span<const G1Affine>(vk.ic), kG1UncompressedBytes);
 }
 
 template <class Sink>
 void put_params(Sink& sink, const ProvingKey& pk) {
   put_vk(sink, pk.vk);
   put_count(sink, checked_count(pk.h.size(), "h"));
-  put_points(sink, pk.h, kG1UncompressedBytes);
+  put_points(sink, pk.h.span(), kG1UncompressedBytes);
   put_count(sink, checked_count(pk.l.size(), "l"));
-  put_points(sink, pk.l, kG1UncompressedBytes);
+  put_points(sink, pk.l.span(), kG1UncompressedBytes);
   put_count(sink, checked_count(pk.a.size(), "a"));
-  put_points(sink, pk.a, kG1UncompressedBytes);
+  put_points(sink, pk.a.span(), kG1UncompressedBytes);
   put_count(sink, checked_count(pk.b_g1.size(), "b_g1"));
-  put_points(sink, pk.b_g1, kG1UncompressedBytes);
+  put_points(sink, pk.b_g1.span(), kG1UncompressedBytes);
   put_count(sink, checked_count(pk.b_g2.size(), "b_g2"));
-  put_points(sink, pk.b_g2, kG2UncompressedBytes);
+  put_points(sink, pk.b_g2.span(), kG2UncompressedBytes);
 }
 
 struct VectorSink {
@@ -457,25 +458,29 @@ ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions&
   ProvingKey pk;
   pk.vk = decode_vk(bytes, lay, name);
 
-  pk.h.resize(std::size_t(lay.vec[0].count));
-  pk.l.resize(std::size_t(lay.vec[1].count));
-  pk.a.resize(std::size_t(lay.vec[2].count));
-  pk.b_g1.resize(std::size_t(lay.vec[3].count));
-  pk.b_g2.resize(std::size_t(lay.vec[4].count));
-  G1Affine* g1_out[4] = {pk.h.data(), pk.l.data(), pk.a.data(), pk.b_g1.data()};
+  std::vector<G1Affine> g1[4];
+  for (std::size_t v = 0; v < 4; ++v) g1[v].resize(std::size_t(lay.vec[v].count));
+  std::vector<G2Affine> g2(std::size_t(lay.vec[4].count));
+  G1Affine* g1_out[4] = {g1[0].data(), g1[1].data(), g1[2].data(), g1[3].data()};
 
   // The vectors run concurrently (nested in TBB's pool), so small vectors do not serialize.
   std::array<BadPoint, kNumVectors> bad;
   tbb::parallel_for(std::size_t(0), kNumVectors, [&](std::size_t v) {
     bad[v] = v < 4 ? decode_vector(bytes, lay.vec[v], g1_out[v], options.subgroup, true)
-                   : decode_vector(bytes, lay.vec[v], pk.b_g2.data(), options.subgroup, true);
+                   : decode_vector(bytes, lay.vec[v], g2.data(), options.subgroup, true);
   });
   for (std::size_t v = 0; v < kNumVectors; ++v)
     if (bad[v].index != kNoIndex) fail_point(name, lay.vec[v], bad[v]);
+  pk.h = std::move(g1[0]);
+  pk.l = std::move(g1[1]);
+  pk.a = std::move(g1[2]);
+  pk.b_g1 = std::move(g1[3]);
+  pk.b_g2 = std::move(g2);
   return pk;
 }
 
 ProvingKey read_params(const std::filesystem::path& path, const ParamsReadOptions& options) {
+  if (is_key_cache_file(path)) return map_key_cache(path);
   const FileDescriptor fd(path, O_RDONLY);
   const Mapping map(fd, fd.regular_file_size());
   return parse_params(map.bytes(), options, fd.name());
@@ -496,7 +501,7 @@ ParamsHeader parse_params_header(std::span<const uint8_t> bytes, std::string_vie
 
 QueryLayout params_layout(const ParamsHeader& header, std::string_view name) {
   try {
-    return QueryLayout::of_sizes(HBasis::bellman, header.vk.ic.size(), header.h, header.l, header.a, header.b_g1,
+    return QueryLayout::of_sizes(header.convention.h_basis, header.vk.ic.size(), header.h, header.l, header.a, header.b_g1,
                                  header.b_g2);
   } catch (const std::invalid_argument& e) {
     throw ParamsError(std::string(name) + ": " + e.what());
@@ -504,6 +509,7 @@ QueryLayout params_layout(const ParamsHeader& header, std::string_view name) {
 }
 
 ParamsHeader read_params_header(const std::filesystem::path& path) {
+  if (is_key_cache_file(path)) return read_key_cache_header(path);
   const FileDescriptor fd(path, O_RDONLY);
   const FileSource src{fd, fd.regular_file_size()};
   const Layout lay = walk_layout(src, fd.name(), false);

@@ -138,14 +138,19 @@ ProvingKey key_without_h_l(const Zkey& z) {
   ProvingKey pk;
   pk.convention = kSnarkjsConvention;
   pk.vk = z.vk;
+  std::vector<G1Affine> a, b_g1;
+  std::vector<G2Affine> b_g2;
   for (std::size_t i = 0; i < z.num_vars; ++i) {
     const bool input = i < num_inputs;
-    if (input || test_bit(d.a_aux, i - num_inputs)) pk.a.push_back(z.a[i]);
+    if (input || test_bit(d.a_aux, i - num_inputs)) a.push_back(z.a[i]);
     if (input ? test_bit(d.b_input, i) : test_bit(d.b_aux, i - num_inputs)) {
-      pk.b_g1.push_back(z.b1[i]);
-      pk.b_g2.push_back(z.b2[i]);
+      b_g1.push_back(z.b1[i]);
+      b_g2.push_back(z.b2[i]);
     }
   }
+  pk.a = std::move(a);
+  pk.b_g1 = std::move(b_g1);
+  pk.b_g2 = std::move(b_g2);
   return pk;
 }
 
@@ -245,8 +250,8 @@ Zkey zkey_from_proving_key(const ProvingKey& pk_in, const R1cs& circuit) {
       z.b2[i] = pk.b_g2[bi++];
     }
   }
-  z.c = pk.l;
-  z.h = pk.h;
+  z.c = pk.l.to_vector();
+  z.h = pk.h.to_vector();
   return z;
 }
 

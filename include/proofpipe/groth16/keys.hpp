@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "proofpipe/core/host_array.hpp"
 #include "proofpipe/ec/bls12_381.hpp"
 
 namespace pp {
@@ -45,8 +46,9 @@ inline constexpr KeyConvention kSnarkjsConvention{HBasis::snarkjs, 5};
 // l one point per aux variable.
 struct ProvingKey {
   VerifyingKey vk;
-  std::vector<G1Affine> h, l, a, b_g1;
-  std::vector<G2Affine> b_g2;
+  // Owned vectors, or views of a mapped key cache (core/host_array.hpp).
+  HostArray<G1Affine> h, l, a, b_g1;
+  HostArray<G2Affine> b_g2;
   KeyConvention convention = kBellmanConvention;
 };
 

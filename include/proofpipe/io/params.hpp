@@ -49,6 +49,7 @@ class ParamsError : public std::runtime_error {
 // What `proofpipe info` shows: the VK and the vector lengths, without touching point data.
 struct ParamsHeader {
   VerifyingKey vk;
+  KeyConvention convention = kBellmanConvention;  // a .params file's; a key cache records its own
   std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
   uint64_t file_size = 0;
 };
@@ -67,7 +68,10 @@ void write_vk(const std::filesystem::path& path, const VerifyingKey& vk);
 std::vector<uint8_t> encode_params(const ProvingKey& pk);
 std::vector<uint8_t> encode_vk(const VerifyingKey& vk);
 
-// Readers. read_params maps the file (read-only, unmapped on return) and calls parse_params.
+// Readers. read_params maps the file (read-only, unmapped on return) and calls parse_params; a
+// key cache (io/key_cache.hpp, recognised by its magic) is mapped instead (map_key_cache: its
+// points stay file pages, checked by checksum; `options` does not apply), and read_params_header
+// reads its header.
 // Points are decoded in parallel (oneTBB); the error reported is always the first bad point in
 // file order, whatever the thread schedule. The whole layout (counts against the file size) is
 // checked before any point is decoded, so a truncated file never costs a decode pass.
@@ -75,7 +79,7 @@ ProvingKey read_params(const std::filesystem::path& path, const ParamsReadOption
 ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions& options,
                         std::string_view name);
 
-// The query layout of a key from its header (a .params key is in bellman's convention): what the
+// The query layout of a key from its header (in the header's convention): what the
 // planner and a witness check need, without reading a point. ParamsError naming `name` when the
 // counts cannot belong to one key (QueryLayout::of_sizes).
 QueryLayout params_layout(const ParamsHeader& header, std::string_view name);
