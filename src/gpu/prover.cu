@@ -4,12 +4,14 @@
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -135,6 +137,11 @@ struct Prover::Impl {
   std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
   std::array<cudaEvent_t, 2> h_ready{}, h_free{};  // the H MSM's point buffers in stage b + c
   std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
+  std::vector<void*> pinned_copies;                      // streamed, mapped key: the pinned copies
+  // The host points the streamed chunks come from: the key's own arrays (registered), or pinned
+  // copies of a mapped key's.
+  const G1Affine *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
+  const G2Affine* host_b_g2 = nullptr;
   std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
   NttTables tables{};
@@ -156,6 +163,7 @@ struct Prover::Impl {
   if (copy) cudaStreamSynchronize(copy);
   if (srs) cudaStreamSynchronize(srs);
   for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
+  for (void* p : pinned_copies) cudaFreeHost(p);
   for (auto e : stage_released) cudaEventDestroy(e);
   for (auto e : staging_free) cudaEventDestroy(e);
   for (Fr* b : staging) cudaFreeHost(b);
@@ -199,22 +207,36 @@ struct Prover::Impl {
     return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1Curve>) + (max_windows + 1) * sizeof(XYZZ<G2Curve>);
   }
 
+  // The host copy a streamed plan reads its chunks from, in page-locked memory. A vector is
+  // registered in place; a mapped key cache (file pages) is copied, in parallel, into pinned
+  // memory this prover owns, and the mapping's pages are handed back: pinning file pages
+  // would tie the pinned set to the page cache's choices (and a private mapping's to copy-on-write).
   template <class T>
-  void pin(const HostArray<T>& v) {
-    if (v.empty()) return;
-    void* q = const_cast<T*>(v.data());
+  const T* pin(const HostArray<T>& v) {
+    if (v.empty()) return v.data();
     const std::size_t bytes = v.size() * sizeof(T);
+    if (v.is_view()) {
+      void* copy = nullptr;
+      check(cudaHostAlloc(&copy, bytes, cudaHostAllocPortable), "GPU prover: pinned copy of the mapped SRS");
+      pinned_copies.push_back(copy);
+      constexpr std::size_t kGrain = (std::size_t(64) << 20) / sizeof(T);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, v.size(), kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::memcpy(static_cast<T*>(copy) + r.begin(), v.data() + r.begin(), (r.end() - r.begin()) * sizeof(T));
+        v.release_pages(r.begin(), r.end() - r.begin());
+      });
+      return static_cast<const T*>(copy);
+    }
+    void* q = const_cast<T*>(v.data());
     // Portable: the provers of the same key on other GPUs use the same pinned pages. A copy that
-    // another prover pinned first is pinned already; that prover unregisters it. A mapped key
-    // cache is read-only memory, which CUDA registers only as such.
-    const unsigned flags = cudaHostRegisterPortable | (v.is_view() ? cudaHostRegisterReadOnly : 0u);
-    const cudaError_t e = device::HostRegister(q, bytes, flags);
+    // another prover pinned first is pinned already; that prover unregisters it.
+    const cudaError_t e = device::HostRegister(q, bytes, cudaHostRegisterPortable);
     if (e == cudaErrorHostMemoryAlreadyRegistered) {
       cudaGetLastError();
-      return;
+      return v.data();
     }
     check(e, "GPU prover: pinning the SRS host copy");
     pinned.emplace_back(q, bytes);
+    return v.data();
   }
 
   // Copies a query to its region in pieces; each piece's host pages go back to the kernel once on
@@ -520,11 +542,11 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     check(cudaMemcpy(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4, cudaMemcpyHostToDevice),
           "GPU prover: variable map upload");
   } else {
-    m.pin(pk.h);
-    m.pin(pk.l);
-    m.pin(pk.a);
-    m.pin(pk.b_g1);
-    m.pin(pk.b_g2);
+    m.host_h = m.pin(pk.h);
+    m.host_l = m.pin(pk.l);
+    m.host_a = m.pin(pk.a);
+    m.host_b_g1 = m.pin(pk.b_g1);
+    m.host_b_g2 = m.pin(pk.b_g2);
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
 }
@@ -681,7 +703,7 @@ void Prover::enqueue_compute(Partition& p) {
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);
   XYZZ<G2Curve>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
-  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.pk.h.data(), a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
+  m.dense_msm_g1(m.resident ? m.region<G1Affine>("srs.h") : nullptr, m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
@@ -694,7 +716,7 @@ void Prover::enqueue_compute(Partition& p) {
   };
   Query<G1Curve> ql;
   ql.d_points = m.resident ? m.region<G1Affine>("srs.l") : nullptr;
-  ql.h_points = m.pk.l.data();
+  ql.h_points = m.host_l;
   ql.n = m.num_aux;
   ql.offset = m.num_inputs;
   ql.bits = &p.l;
@@ -710,7 +732,7 @@ void Prover::enqueue_compute(Partition& p) {
 
   Query<G1Curve> qa = ql;
   qa.d_points = m.resident ? m.region<G1Affine>("srs.a") : nullptr;
-  qa.h_points = m.pk.a.data();
+  qa.h_points = m.host_a;
   qa.n = m.a_vars.size();
   qa.d_vars = m.resident ? m.region<uint32_t>("srs.a_vars") : nullptr;
   qa.offset = 0;
@@ -727,7 +749,7 @@ void Prover::enqueue_compute(Partition& p) {
 
   Query<G1Curve> qb = qa;
   qb.d_points = m.resident ? m.region<G1Affine>("srs.b_g1") : nullptr;
-  qb.h_points = m.pk.b_g1.data();
+  qb.h_points = m.host_b_g1;
   qb.n = m.b_vars.size();
   qb.d_vars = m.resident ? m.region<uint32_t>("srs.b_vars") : nullptr;
   qb.bits = &p.b;
@@ -743,7 +765,7 @@ void Prover::enqueue_compute(Partition& p) {
 
   Query<G2Curve> q2;
   q2.d_points = m.resident ? m.region<G2Affine>("srs.b_g2") : nullptr;
-  q2.h_points = m.pk.b_g2.data();
+  q2.h_points = m.host_b_g2;
   q2.n = qb.n;
   q2.d_vars = qb.d_vars;
   q2.offset = 0;

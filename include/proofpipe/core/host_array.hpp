@@ -77,6 +77,10 @@ class HostArray {
   // Writable access: owned arrays only (tests edit keys; readers fill them before they are shared).
   T* mutable_data() { return writable().data(); }
   T& at_mut(std::size_t i) { return writable().at(i); }
+  void push_back(const T& x) {
+    writable().push_back(x);
+    sync();
+  }
 
   // Hands the pages of elements [first, first + count) back to the kernel when this is a view of
   // a file mapping: they leave this process's resident set and are read again from the file (page
