@@ -3,6 +3,7 @@
 
 #include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/glv.hpp"
+#include "proofpipe/msm/simd.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -407,6 +409,9 @@ class AffineBuckets {
   void level(const std::vector<uint32_t>& buckets, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
+    if constexpr (std::is_same_v<C, G1Curve>) {
+      if (msm_simd::enabled()) return level_simd(buckets, with_acc, pairs);
+    }
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
@@ -423,18 +428,23 @@ class AffineBuckets {
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
       }
     }
-    // Forward: prefix products of the keys (1M each).
-    Fp acc = Fp::one();
-    for (t = 0; t < pairs; ++t) {
-      pre_[t] = acc;
-      mul_into(acc, acc, den_[t]);
-    }
-    // Backward: pre_[t] becomes 1/den_[t] (2M each).
-    if (pairs) {
-      Fp inv = acc.inverse();
-      for (std::size_t u = pairs; u-- > 0;) {
-        mul_into(pre_[u], pre_[u], inv);
-        mul_into(inv, inv, den_[u]);
+    if (msm_simd::enabled()) {
+      // Eight chains of prefix products at a time in the vector unit (G2's keys are Fp norms).
+      msm_simd::inverse_batch(pre_.data(), den_.data(), pairs, simd_);
+    } else {
+      // Forward: prefix products of the keys (1M each).
+      Fp acc = Fp::one();
+      for (t = 0; t < pairs; ++t) {
+        pre_[t] = acc;
+        mul_into(acc, acc, den_[t]);
+      }
+      // Backward: pre_[t] becomes 1/den_[t] (2M each).
+      if (pairs) {
+        Fp inv = acc.inverse();
+        for (std::size_t u = pairs; u-- > 0;) {
+          mul_into(pre_[u], pre_[u], inv);
+          mul_into(inv, inv, den_[u]);
+        }
       }
     }
     // The additions, two pairs at a time: one addition is a chain of three dependent products
@@ -478,7 +488,42 @@ class AffineBuckets {
       const Affine<C> p = load(t, 0), q = load(t, 1);
       holes |= add_pair(list_[seg_[at_[t].b] + at_[t].j / 2], p, q, pre_[t], at_[t].b);
     }
-    // Per bucket: drop the holes, then the odd entry out and the running sum of earlier blocks.
+    compact(buckets, with_acc, holes);
+  }
+
+  // The same level for G1 with the vector unit (msm/simd.hpp): the keys and the equal-x pairs
+  // here, the inversions and the additions eight pairs at a time there.
+  void level_simd(const std::vector<uint32_t>& buckets, bool with_acc, std::size_t pairs) {
+    den_.resize(pairs);
+    in_.resize(pairs);
+    out_.resize(pairs);
+    special_.assign((pairs + 7) / 8, 0);
+    bool holes = false;
+    std::size_t t = 0;
+    for (uint32_t b : buckets) {
+      const uint32_t k = count_[b];
+      const uint32_t s = uint32_t(seg_[b]);
+      for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
+        in_[t] = s + j;
+        out_[t] = s + j / 2;
+        Fp& d = den_[t];
+        diff_key(d, x(b, j + 1), x(b, j));
+        if (d.is_zero()) {  // equal x: to the side list, infinity in its place
+          d = Fp::one();
+          special_[t / 8] |= uint8_t(1u << (t % 8));
+          side_.push_back(Side{b, get(b, j)});
+          side_.push_back(Side{b, get(b, j + 1)});
+          holes = true;
+        }
+      }
+    }
+    if constexpr (std::is_same_v<C, G1Curve>)
+      msm_simd::g1_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), den_.data(), pairs, simd_);
+    compact(buckets, with_acc, holes);
+  }
+
+  // Per bucket: drop the holes, then the odd entry out and the running sum of earlier blocks.
+  void compact(const std::vector<uint32_t>& buckets, bool with_acc, bool holes) {
     for (uint32_t b : buckets) {
       const uint32_t k = count_[b];
       Affine<C>* out = list_.data() + seg_[b];
@@ -528,6 +573,9 @@ class AffineBuckets {
   std::vector<std::size_t> seg_, fill_;
   std::vector<Fp> den_, pre_;
   std::vector<PairAt> at_;
+  std::vector<uint32_t> in_, out_;  // level_simd's pairs: first input entry, output entry
+  std::vector<uint8_t> special_;    // level_simd's equal-x pairs, a bit per pair
+  msm_simd::Scratch simd_;
   std::unique_ptr<AffineBuckets<C>> sub_;  // reduce_split's bucket sums
   std::vector<int32_t> split_dig_;
 };

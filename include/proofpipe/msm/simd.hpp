@@ -1,0 +1,55 @@
+// AVX-512 IFMA arithmetic for the CPU MSM's affine batches: Fp products eight at a time (one
+// per 64-bit lane, 52-bit limbs), chosen at run time, with the scalar code as the fallback.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "proofpipe/ec/bls12_381.hpp"
+
+namespace pp::msm_simd {
+
+// supported(): this build has the kernels (x86-64) and the CPU and OS run AVX-512F + IFMA
+// (cpuid leaf 7 and the XCR0 state bits). enabled(): the MSM uses them; true at start where
+// supported unless the environment sets PROOFPIPE_MSM_SIMD=0. allow(false) forces the scalar
+// code (tests and A/B benchmarks run both paths); allow(true) restores the kernels where
+// supported. A plain global: flip it only while no MSM runs.
+bool supported();
+bool enabled();
+void allow(bool on);
+
+// Scratch of the batch kernels, kept by the caller across calls (no allocation per batch).
+class Scratch {
+ public:
+  Scratch();
+  ~Scratch();
+  Scratch(Scratch&&) noexcept;
+  Scratch& operator=(Scratch&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The kernels below need supported(); they are exposed for the tests and the MSM.
+
+// r[i] = a[i]·b[i] (Montgomery products, canonical results) for i < n. Any aliasing.
+void mul_batch(Fp* r, const Fp* a, const Fp* b, std::size_t n);
+
+// r[i] = 1/a[i] for i < n; every a[i] non-zero. Montgomery's trick on eight interleaved chains
+// (element i on lane i % 8) and one scalar inversion. r may alias a.
+void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch);
+
+// One level of the G1 affine batch: for pair t < pairs, with P = points[in[t]], Q = points[in[t] + 1]
+// (a G1 affine point is 12 words: x then y, each 6 limbs), den[t] = Q.x - P.x (non-zero),
+// writes points[out[t]] = P + Q. For a pair whose bit is set in special[t / 8] (bit t % 8;
+// equal x, handled by the caller, den[t] any non-zero value) it writes infinity instead. Every
+// pair's inputs are read before any output of its group of eight is written, and out[t] must
+// not be an input of a later pair (the MSM's levels write entry j/2 of a bucket from its
+// entries j, j + 1).
+void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  const Fp* den, std::size_t pairs, Scratch& scratch);
+
+}  // namespace pp::msm_simd

@@ -1,0 +1,392 @@
+// AVX-512 IFMA kernels of the CPU MSM (msm/simd.hpp). Eight Fp elements at a time, element j in
+// 64-bit lane j of eight vectors of 52-bit limbs (416 bits: room for values up to 4p, so sums
+// and differences need no reduction between products). The Montgomery product divides by
+// 2^384 like the 64-bit code (seven 52-bit reduction steps and one of 20 bits), so a value's
+// 52-bit limbs are its 64-bit Montgomery limbs re-cut, with no conversion product.
+//
+// Only the functions marked PP_IFMA use AVX-512, through the target attribute: the file is
+// compiled for the baseline, so no inline function it shares with other files (which the
+// linker may merge) holds AVX-512 code, and nothing runs it unless supported() said so.
+// GCC 12's avx512fintrin.h shift intrinsics start from _mm512_undefined_epi32(), which its
+// -Wmaybe-uninitialized reports once inlined here (a known false positive); before any include.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include "proofpipe/msm/simd.hpp"
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+namespace pp::msm_simd {
+
+struct Scratch::Impl {
+  // Eight elements in 52-bit limbs: limb k of lane j at w[8k + j].
+  struct alignas(64) Block {
+    uint64_t w[64];
+  };
+  std::vector<Block> inv;  // one block per group of eight batch elements
+};
+
+Scratch::Scratch() : impl_(std::make_unique<Impl>()) {}
+Scratch::~Scratch() = default;
+Scratch::Scratch(Scratch&&) noexcept = default;
+Scratch& Scratch::operator=(Scratch&&) noexcept = default;
+
+#if defined(__x86_64__)
+
+namespace {
+
+// cpuid leaf 1 ECX bit 27: the OS uses XSAVE (xgetbv is allowed); XCR0 bits 1, 2, 5, 6, 7: the
+// OS saves the SSE, AVX, opmask and both ZMM register states; leaf 7 EBX bit 16: AVX512F,
+// bit 21: AVX512_IFMA.
+bool cpu_has_ifma() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 27) & 1)) return false;
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 0xe6) != 0xe6) return false;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return ((b >> 16) & 1) && ((b >> 21) & 1);
+}
+
+bool env_allows() {
+  const char* e = std::getenv("PROOFPIPE_MSM_SIMD");
+  return !(e && std::strcmp(e, "0") == 0);
+}
+
+const bool kSupported = cpu_has_ifma();
+bool g_enabled = kSupported && env_allows();
+
+constexpr uint64_t kMask52 = (uint64_t(1) << 52) - 1;
+using Consts = FieldConsts<FpParams>;
+
+// A 384-bit value (six 64-bit limbs) re-cut into eight 52-bit limbs.
+constexpr std::array<uint64_t, 8> to52(const uint64_t* w) {
+  std::array<uint64_t, 8> r{};
+  for (int k = 0; k < 8; ++k) {
+    const int bit = 52 * k, i = bit / 64, s = bit % 64;
+    uint64_t v = i < 6 ? w[i] >> s : 0;
+    if (s > 12 && i + 1 < 6) v |= w[i + 1] << (64 - s);
+    r[k] = v & kMask52;
+  }
+  return r;
+}
+constexpr std::array<uint64_t, 8> times52(int m) {  // m·p, m <= 4 (< 2^384)
+  uint64_t w[6] = {};
+  unsigned __int128 carry = 0;
+  for (int i = 0; i < 6; ++i) {
+    carry += (unsigned __int128)Consts::modulus.v[i] * unsigned(m);
+    w[i] = uint64_t(carry);
+    carry >>= 64;
+  }
+  return to52(w);
+}
+constexpr std::array<uint64_t, 8> kP = times52(1), k2P = times52(2), k4P = times52(4);
+constexpr std::array<uint64_t, 8> kOne = to52(Consts::r1.v);
+constexpr uint64_t kMinv = Consts::inv64 & kMask52;  // -p^-1 mod 2^52
+static_assert(Consts::bits == 381, "the 52-bit layout assumes a 381-bit p: 4p < 2^384 = R");
+
+#define PP_IFMA __attribute__((target("avx512f,avx512ifma")))
+#define PP_IFMA_INLINE __attribute__((target("avx512f,avx512ifma"), always_inline)) inline
+
+using V = __m512i;
+struct F8 {
+  V l[8];
+};
+
+PP_IFMA_INLINE V bc(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+PP_IFMA_INLINE V zero() { return _mm512_setzero_si512(); }
+
+// r = a·b / 2^384 mod p, lane by lane. Inputs: normalized limbs (< 2^52), values with
+// a·b < p·2^384 (both < 2p is enough: 4p < 2^384); output normalized and < 2p.
+// Column sums stay below 32·2^52: 16 product terms and 16 reduction terms at most.
+PP_IFMA_INLINE void mont_mul(F8& r, const F8& a, const F8& b) {
+  V t[16];
+  for (int k = 0; k < 16; ++k) t[k] = zero();
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) {
+      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[j], b.l[i]);
+      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[j], b.l[i]);
+    }
+  const V minv = bc(kMinv);
+  // Seven 52-bit steps: q = t_s·(-1/p) mod 2^52 (the instruction reads t_s's low 52 bits),
+  // t += q·p·2^(52s) clears them, and the rest of t_s carries into t_(s+1).
+  for (int s = 0; s < 7; ++s) {
+    const V q = _mm512_madd52lo_epu64(zero(), t[s], minv);
+    for (int j = 0; j < 8; ++j) {
+      t[s + j] = _mm512_madd52lo_epu64(t[s + j], bc(kP[j]), q);
+      t[s + j + 1] = _mm512_madd52hi_epu64(t[s + j + 1], bc(kP[j]), q);
+    }
+    t[s + 1] = _mm512_add_epi64(t[s + 1], _mm512_srli_epi64(t[s], 52));
+  }
+  // The last 20 bits (7·52 + 20 = 384).
+  const V q = _mm512_and_si512(_mm512_madd52lo_epu64(zero(), t[7], minv), bc((uint64_t(1) << 20) - 1));
+  for (int j = 0; j < 8; ++j) {
+    t[7 + j] = _mm512_madd52lo_epu64(t[7 + j], bc(kP[j]), q);
+    t[8 + j] = _mm512_madd52hi_epu64(t[8 + j], bc(kP[j]), q);
+  }
+  const V mask = bc(kMask52);
+  for (int k = 7; k < 15; ++k) {
+    t[k + 1] = _mm512_add_epi64(t[k + 1], _mm512_srli_epi64(t[k], 52));
+    t[k] = _mm512_and_si512(t[k], mask);
+  }
+  // t_7's low 20 bits are zero now: shift t_7..t_15 down by 20 bits.
+  for (int k = 0; k < 8; ++k)
+    r.l[k] = _mm512_or_si512(_mm512_srli_epi64(t[7 + k], 20), _mm512_and_si512(_mm512_slli_epi64(t[8 + k], 32), mask));
+}
+
+// r = a + c - b - d (c a constant multiple of p making it non-negative; d may be null), limbs
+// normalized with signed carries. The result must stay below 2^416.
+PP_IFMA_INLINE void sub_mod(F8& r, const F8& a, const F8& b, const F8* d, const std::array<uint64_t, 8>& c) {
+  const V mask = bc(kMask52);
+  V carry = zero();
+  for (int k = 0; k < 8; ++k) {
+    V v = _mm512_add_epi64(_mm512_sub_epi64(a.l[k], b.l[k]), bc(c[k]));
+    if (d) v = _mm512_sub_epi64(v, d->l[k]);
+    v = _mm512_add_epi64(v, carry);
+    carry = _mm512_srai_epi64(v, 52);
+    r.l[k] = _mm512_and_si512(v, mask);
+  }
+}
+
+// x - c where x >= c (lane by lane), else x: one step of the final reduction.
+PP_IFMA_INLINE void cond_sub(F8& x, const std::array<uint64_t, 8>& c) {
+  const V mask = bc(kMask52);
+  V carry = zero(), d[8];
+  for (int k = 0; k < 8; ++k) {
+    const V v = _mm512_add_epi64(_mm512_sub_epi64(x.l[k], bc(c[k])), carry);
+    carry = _mm512_srai_epi64(v, 52);
+    d[k] = _mm512_and_si512(v, mask);
+  }
+  // x - c = sum_k<7 d_k·2^(52k) + v_7·2^364 with the top limb signed: carry < 0 iff x < c.
+  const __mmask8 ge = _mm512_cmpge_epi64_mask(carry, zero());
+  for (int k = 0; k < 8; ++k) x.l[k] = _mm512_mask_blend_epi64(ge, x.l[k], d[k]);
+}
+
+// 52 bits from bit s of lo on, continued by hi's low bits.
+PP_IFMA_INLINE V cut(V lo, unsigned s, V hi) {
+  return _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, s), _mm512_slli_epi64(hi, 64 - s)), bc(kMask52));
+}
+
+// Six 64-bit limb vectors -> eight 52-bit limb vectors, and back (values < 2^384).
+PP_IFMA_INLINE void from64(F8& r, const V* w) {
+  const V mask = bc(kMask52);
+  r.l[0] = _mm512_and_si512(w[0], mask);
+  r.l[1] = cut(w[0], 52, w[1]);
+  r.l[2] = cut(w[1], 40, w[2]);
+  r.l[3] = cut(w[2], 28, w[3]);
+  r.l[4] = cut(w[3], 16, w[4]);
+  r.l[5] = _mm512_and_si512(_mm512_srli_epi64(w[4], 4), mask);
+  r.l[6] = cut(w[4], 56, w[5]);
+  r.l[7] = _mm512_srli_epi64(w[5], 44);
+}
+PP_IFMA_INLINE void to64(V* w, const F8& a) {
+  w[0] = _mm512_or_si512(a.l[0], _mm512_slli_epi64(a.l[1], 52));
+  w[1] = _mm512_or_si512(_mm512_srli_epi64(a.l[1], 12), _mm512_slli_epi64(a.l[2], 40));
+  w[2] = _mm512_or_si512(_mm512_srli_epi64(a.l[2], 24), _mm512_slli_epi64(a.l[3], 28));
+  w[3] = _mm512_or_si512(_mm512_srli_epi64(a.l[3], 36), _mm512_slli_epi64(a.l[4], 16));
+  w[4] = _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi64(a.l[4], 48), _mm512_slli_epi64(a.l[5], 4)),
+                         _mm512_slli_epi64(a.l[6], 56));
+  w[5] = _mm512_or_si512(_mm512_srli_epi64(a.l[6], 8), _mm512_slli_epi64(a.l[7], 44));
+}
+
+// Eight elements of 6 words each from base + idx[j] (word offsets), lanes outside m get `fill`.
+PP_IFMA_INLINE void gather(F8& r, const uint64_t* base, V idx, __mmask8 m, const uint64_t* fill) {
+  V w[6];
+  for (int k = 0; k < 6; ++k)
+    w[k] = _mm512_mask_i64gather_epi64(bc(fill[k]), m, idx, base + k, 8);
+  from64(r, w);
+}
+PP_IFMA_INLINE void scatter(uint64_t* base, V idx, __mmask8 m, const F8& a) {
+  V w[6];
+  to64(w, a);
+  for (int k = 0; k < 6; ++k) _mm512_mask_i64scatter_epi64(base + k, m, idx, w[k], 8);
+}
+
+PP_IFMA_INLINE void load(F8& r, const Scratch::Impl::Block& b) {
+  for (int k = 0; k < 8; ++k) r.l[k] = _mm512_load_si512(b.w + 8 * k);
+}
+PP_IFMA_INLINE void store(Scratch::Impl::Block& b, const F8& a) {
+  for (int k = 0; k < 8; ++k) _mm512_store_si512(b.w + 8 * k, a.l[k]);
+}
+PP_IFMA_INLINE void broadcast(F8& r, const std::array<uint64_t, 8>& c) {
+  for (int k = 0; k < 8; ++k) r.l[k] = bc(c[k]);
+}
+
+PP_IFMA_INLINE __mmask8 lanes(std::size_t n, std::size_t s) {  // valid lanes of group s
+  const std::size_t left = n - 8 * s;
+  return left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1);
+}
+PP_IFMA_INLINE V word_offsets(std::size_t first, std::size_t words) {  // (first + j)·words
+  const long long w = static_cast<long long>(words);
+  return _mm512_add_epi64(_mm512_set_epi64(7 * w, 6 * w, 5 * w, 4 * w, 3 * w, 2 * w, w, 0), bc(first * words));
+}
+// Eight entry indices -> word offsets of 12-word points (x·12 = x·8 + x·4: AVX512F has no 64-bit mullo).
+PP_IFMA_INLINE V point_offsets(const uint32_t* idx) {
+  const V x = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)));
+  return _mm512_add_epi64(_mm512_slli_epi64(x, 3), _mm512_slli_epi64(x, 2));
+}
+
+// inv[s] lane j = 1/a[8s + j] (< 2p, 52-bit limbs) for the ceil(n/8) groups. Forward: prefix
+// products on eight chains (inv[s] holds the product of the chain's elements before s); the
+// eight chain totals are inverted together with scalar code (one Fermat inversion); backward:
+// inv[s] = prefix·(1/product up to s), then 1/product up to s-1 = that times a[8s + j].
+PP_IFMA void invert_groups(const Fp* a, std::size_t n, std::vector<Scratch::Impl::Block>& inv) {
+  const std::size_t groups = (n + 7) / 8;
+  inv.resize(groups);
+  const uint64_t* base = a[0].l;
+  const uint64_t* one64 = Consts::r1.v;
+  F8 acc, d;
+  broadcast(acc, kOne);
+  for (std::size_t s = 0; s < groups; ++s) {
+    store(inv[s], acc);
+    gather(d, base, word_offsets(8 * s, 6), lanes(n, s), one64);
+    mont_mul(acc, acc, d);
+  }
+  // The chain totals, canonical, through scalar code.
+  cond_sub(acc, kP);
+  V w[6];
+  to64(w, acc);
+  alignas(64) uint64_t lane[6][8];
+  for (int k = 0; k < 6; ++k) _mm512_store_si512(lane[k], w[k]);
+  Fp tot[8], pre[8];
+  for (int j = 0; j < 8; ++j)
+    for (int k = 0; k < 6; ++k) tot[j].l[k] = lane[k][j];
+  Fp run = Fp::one();
+  for (int j = 0; j < 8; ++j) {
+    pre[j] = run;
+    run *= tot[j];
+  }
+  Fp ir = run.inverse();
+  for (int j = 8; j-- > 0;) {
+    const Fp t = pre[j] * ir;
+    ir *= tot[j];
+    for (int k = 0; k < 6; ++k) lane[k][j] = t.l[k];
+  }
+  for (int k = 0; k < 6; ++k) w[k] = _mm512_load_si512(lane[k]);
+  F8 cur;
+  from64(cur, w);
+  for (std::size_t s = groups; s-- > 0;) {
+    F8 p, r;
+    load(p, inv[s]);
+    gather(d, base, word_offsets(8 * s, 6), lanes(n, s), one64);
+    mont_mul(r, p, cur);
+    mont_mul(cur, cur, d);
+    store(inv[s], r);
+  }
+}
+
+PP_IFMA void mul_batch_ifma(Fp* r, const Fp* a, const Fp* b, std::size_t n) {
+  const uint64_t zeros[6] = {};
+  for (std::size_t s = 0; s < (n + 7) / 8; ++s) {
+    const V idx = word_offsets(8 * s, 6);
+    const __mmask8 m = lanes(n, s);
+    F8 x, y, z;
+    gather(x, a[0].l, idx, m, zeros);
+    gather(y, b[0].l, idx, m, zeros);
+    mont_mul(z, x, y);
+    cond_sub(z, kP);
+    scatter(r[0].l, idx, m, z);
+  }
+}
+
+PP_IFMA void inverse_batch_ifma(Fp* r, const Fp* a, std::size_t n, Scratch& scratch) {
+  std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
+  invert_groups(a, n, inv);
+  for (std::size_t s = 0; s < inv.size(); ++s) {
+    F8 x;
+    load(x, inv[s]);
+    cond_sub(x, kP);
+    scatter(r[0].l, word_offsets(8 * s, 6), lanes(n, s), x);
+  }
+}
+
+PP_IFMA void g1_add_pairs_ifma(G1Affine* points, const uint32_t* in, const uint32_t* out,
+                               const uint8_t* special, const Fp* den, std::size_t pairs, Scratch& scratch) {
+  std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
+  invert_groups(den, pairs, inv);
+  uint64_t* w = points[0].x.l;
+  const uint64_t zeros[6] = {};
+  for (std::size_t s = 0; s < inv.size(); ++s) {
+    const __mmask8 m = lanes(pairs, s);
+    uint32_t i8[8] = {}, o8[8] = {};
+    const std::size_t cnt = pairs - 8 * s < 8 ? pairs - 8 * s : 8;
+    std::memcpy(i8, in + 8 * s, cnt * sizeof(uint32_t));
+    std::memcpy(o8, out + 8 * s, cnt * sizeof(uint32_t));
+    const V pi = point_offsets(i8), po = point_offsets(o8);
+    F8 px, py, qx, qy, il, l, t, x3, y3;
+    gather(px, w, pi, m, zeros);
+    gather(py, w + 6, pi, m, zeros);
+    gather(qx, w + 12, pi, m, zeros);
+    gather(qy, w + 18, pi, m, zeros);
+    load(il, inv[s]);
+    // lambda = (qy - py)/(qx - px); x3 = lambda^2 - px - qx; y3 = lambda·(px - x3) - py.
+    sub_mod(t, qy, py, nullptr, kP);  // < 2p
+    mont_mul(l, t, il);
+    mont_mul(t, l, l);
+    sub_mod(x3, t, px, &qx, k2P);  // < 4p
+    cond_sub(x3, k2P);
+    cond_sub(x3, kP);
+    sub_mod(t, px, x3, nullptr, kP);  // < 2p
+    mont_mul(y3, l, t);
+    sub_mod(y3, y3, py, nullptr, kP);  // < 3p
+    cond_sub(y3, k2P);
+    cond_sub(y3, kP);
+    // Equal-x pairs (the caller's) leave infinity, (0, 0).
+    const __mmask8 keep = __mmask8(~special[s]);
+    for (int k = 0; k < 8; ++k) {
+      x3.l[k] = _mm512_maskz_mov_epi64(keep, x3.l[k]);
+      y3.l[k] = _mm512_maskz_mov_epi64(keep, y3.l[k]);
+    }
+    scatter(w, po, m, x3);
+    scatter(w + 6, po, m, y3);
+  }
+}
+
+void require_supported(const char* what) {
+  if (!kSupported) throw std::logic_error(std::string("msm_simd::") + what + ": this CPU has no AVX-512 IFMA");
+}
+
+}  // namespace
+
+bool supported() { return kSupported; }
+bool enabled() { return g_enabled; }
+void allow(bool on) { g_enabled = on && kSupported; }
+
+void mul_batch(Fp* r, const Fp* a, const Fp* b, std::size_t n) {
+  require_supported("mul_batch");
+  if (n) mul_batch_ifma(r, a, b, n);
+}
+void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch) {
+  require_supported("inverse_batch");
+  if (n) inverse_batch_ifma(r, a, n, scratch);
+}
+void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  const Fp* den, std::size_t pairs, Scratch& scratch) {
+  require_supported("g1_add_pairs");
+  if (pairs) g1_add_pairs_ifma(points, in, out, special, den, pairs, scratch);
+}
+
+#else  // no x86-64: the scalar code only
+
+bool supported() { return false; }
+bool enabled() { return false; }
+void allow(bool) {}
+void mul_batch(Fp*, const Fp*, const Fp*, std::size_t) { throw std::logic_error("msm_simd: not built"); }
+void inverse_batch(Fp*, const Fp*, std::size_t, Scratch&) { throw std::logic_error("msm_simd: not built"); }
+void g1_add_pairs(G1Affine*, const uint32_t*, const uint32_t*, const uint8_t*, const Fp*, std::size_t, Scratch&) {
+  throw std::logic_error("msm_simd: not built");
+}
+
+#endif
+
+}  // namespace pp::msm_simd

@@ -1,0 +1,234 @@
+// The MSM's AVX-512 IFMA kernels (msm/simd.hpp) against GMP and the scalar curve code, and the
+// MSM on both paths (vector and scalar) against the naive sum. The kernel tests skip on a CPU
+// without IFMA; the MSM tests then run the scalar path twice.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "gmp_oracle.hpp"
+#include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/simd.hpp"
+#include "proofpipe/testkit/random_data.hpp"
+
+namespace pp::test {
+namespace {
+
+constexpr uint64_t kSeed = 0x5eed'0000'1f3a'0018ULL;
+
+uint64_t seed_for(uint64_t salt) {
+  const uint64_t s = kSeed ^ (salt * 0x9e3779b97f4a7c15ULL);
+  std::printf("[   seed   ] 0x%016llx\n", static_cast<unsigned long long>(s));
+  return s;
+}
+
+// Restores the path in use when a test ends.
+class SimdPath {
+ public:
+  explicit SimdPath(bool on) : was_(msm_simd::enabled()) { msm_simd::allow(on); }
+  ~SimdPath() { msm_simd::allow(was_); }
+  SimdPath(const SimdPath&) = delete;
+  SimdPath& operator=(const SimdPath&) = delete;
+
+ private:
+  bool was_;
+};
+
+// The kernels work on the raw Montgomery limbs, so the edge values are raw limb patterns: 0, 1,
+// 2, p-1, p-2, (p±1)/2, and 2^(52k)±1 and 2^(64k)±1 (the 52-bit and 64-bit limb boundaries).
+std::vector<Mpz> raw_edges(bool nonzero) {
+  const Mpz p = modulus_mpz<Fp>();
+  std::vector<Mpz> out;
+  auto add = [&](const Mpz& x) {
+    Mpz r;
+    mpz_mod(r.get(), x.get(), p.get());
+    if (!nonzero || mpz_sgn(r.get()) != 0) out.push_back(r);
+  };
+  for (long v : {0L, 1L, 2L, -1L, -2L}) {
+    Mpz x;
+    mpz_set_si(x.get(), v);
+    add(x);
+  }
+  Mpz half;
+  mpz_sub_ui(half.get(), p.get(), 1);
+  mpz_fdiv_q_2exp(half.get(), half.get(), 1);
+  add(half);
+  mpz_add_ui(half.get(), half.get(), 1);
+  add(half);
+  for (int bits : {52, 64})
+    for (int k = 1; bits * k < 384; ++k)
+      for (long d : {-1L, 0L, 1L}) {
+        Mpz x;
+        mpz_setbit(x.get(), static_cast<mp_bitcnt_t>(bits * k));
+        if (d < 0) mpz_sub_ui(x.get(), x.get(), 1);
+        if (d > 0) mpz_add_ui(x.get(), x.get(), 1);
+        add(x);
+      }
+  return out;
+}
+
+Fp raw(const Mpz& x) {
+  Fp r;
+  from_mpz<6>(r.l, x);
+  return r;
+}
+Mpz raw_value(const Fp& a) { return to_mpz<6>(a.l); }
+
+Fp random_raw(std::mt19937_64& rng) {  // uniform raw limbs below p
+  return raw(value(random_element<Fp>(rng)));
+}
+
+// a·b·2^-384 mod p, the Montgomery product of raw values.
+Mpz mont_oracle(const Mpz& a, const Mpz& b) {
+  const Mpz p = modulus_mpz<Fp>();
+  Mpz r, rinv;
+  mpz_mul(r.get(), a.get(), b.get());
+  mpz_set_ui(rinv.get(), 1);
+  mpz_mul_2exp(rinv.get(), rinv.get(), 384);
+  mpz_invert(rinv.get(), rinv.get(), p.get());
+  mpz_mul(r.get(), r.get(), rinv.get());
+  mpz_mod(r.get(), r.get(), p.get());
+  return r;
+}
+
+TEST(MsmSimd, MulBatchMatchesGmp) {
+  if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+  const uint64_t seed = seed_for(1);
+  std::mt19937_64 rng(seed);
+  // Every pair of edge values (in one batch, so every lane and the tail group see them), then
+  // random values at every batch length 1..33.
+  const std::vector<Mpz> edges = raw_edges(false);
+  std::vector<Fp> a, b;
+  for (const Mpz& x : edges)
+    for (const Mpz& y : edges) {
+      a.push_back(raw(x));
+      b.push_back(raw(y));
+    }
+  for (std::size_t n = 1; n <= 33; ++n)
+    for (std::size_t i = 0; i < n; ++i) {
+      a.push_back(random_raw(rng));
+      b.push_back(i % 3 ? random_raw(rng) : raw(edges[rng() % edges.size()]));
+    }
+  std::vector<Fp> r(a.size());
+  msm_simd::mul_batch(r.data(), a.data(), b.data(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(raw_value(r[i]), mont_oracle(raw_value(a[i]), raw_value(b[i])))
+        << "i=" << i << " a=" << raw_value(a[i]).hex() << " b=" << raw_value(b[i]).hex();
+  // In place (r aliasing a), in lengths that leave every tail size.
+  for (std::size_t n : {1u, 7u, 8u, 9u, 15u, 16u, 17u}) {
+    std::vector<Fp> x(a.begin(), a.begin() + long(n)), want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = raw(mont_oracle(raw_value(a[i]), raw_value(b[i])));
+    msm_simd::mul_batch(x.data(), x.data(), b.data(), n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(raw_value(x[i]), raw_value(want[i])) << "n=" << n;
+  }
+}
+
+TEST(MsmSimd, InverseBatchMatchesGmp) {
+  if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+  const uint64_t seed = seed_for(2);
+  std::mt19937_64 rng(seed);
+  const Mpz p = modulus_mpz<Fp>();
+  const std::vector<Mpz> edges = raw_edges(true);
+  msm_simd::Scratch scratch;
+  // Raw a stands for a·2^-384; its inverse's raw form is 2^768 / a mod p.
+  auto want_of = [&](const Fp& a) {
+    Mpz r, x = raw_value(a);
+    mpz_invert(r.get(), x.get(), p.get());
+    mpz_mul_2exp(r.get(), r.get(), 768);
+    mpz_mod(r.get(), r.get(), p.get());
+    return r;
+  };
+  for (std::size_t n : {1u, 2u, 7u, 8u, 9u, 16u, 17u, 31u, 64u, 65u, 1000u}) {
+    std::vector<Fp> a(n);
+    for (std::size_t i = 0; i < n; ++i) a[i] = i % 4 == 1 ? raw(edges[rng() % edges.size()]) : random_raw(rng);
+    std::vector<Fp> r(n);
+    msm_simd::inverse_batch(r.data(), a.data(), n, scratch);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(raw_value(r[i]), want_of(a[i])) << "n=" << n << " i=" << i << " a=" << raw_value(a[i]).hex();
+    msm_simd::inverse_batch(a.data(), a.data(), n, scratch);  // in place
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(raw_value(a[i]), raw_value(r[i])) << "in place, n=" << n;
+  }
+  // Every edge value in one batch.
+  std::vector<Fp> a;
+  for (const Mpz& e : edges) a.push_back(raw(e));
+  std::vector<Fp> r(a.size());
+  msm_simd::inverse_batch(r.data(), a.data(), a.size(), scratch);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(raw_value(r[i]), want_of(a[i])) << "edge " << i;
+}
+
+// Pair t adds points 2t and 2t + 1 into entry t, as the MSM's first level does; the oracle is the
+// scalar Jacobian addition. Some pairs are a point and itself or its negation (equal x: the
+// kernel must leave infinity for those marked special, whatever their key).
+TEST(MsmSimd, G1AddPairsMatchesScalar) {
+  if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+  const uint64_t seed = seed_for(3);
+  std::mt19937_64 rng(seed);
+  msm_simd::Scratch scratch;
+  for (std::size_t pairs : {1u, 5u, 8u, 13u, 64u, 301u}) {
+    std::vector<G1Affine> pts = testdata::random_points<G1Curve>(2 * pairs, seed + pairs);
+    std::vector<uint8_t> special((pairs + 7) / 8, 0);
+    std::vector<G1Affine> want(pairs);
+    std::vector<uint32_t> in(pairs), out(pairs);
+    std::vector<Fp> den(pairs);
+    for (std::size_t t = 0; t < pairs; ++t) {
+      if (t % 11 == 3) pts[2 * t + 1] = pts[2 * t];
+      if (t % 11 == 7) pts[2 * t + 1] = -pts[2 * t];
+      in[t] = uint32_t(2 * t);
+      out[t] = uint32_t(t);
+      den[t] = pts[2 * t + 1].x - pts[2 * t].x;
+      if (den[t].is_zero()) {
+        special[t / 8] |= uint8_t(1u << (t % 8));
+        den[t] = Fp::from_u64(rng() | 1);  // any non-zero key: its result is discarded
+        want[t] = G1Affine::infinity();
+      } else {
+        want[t] = G1Jacobian::from_affine(pts[2 * t]).add_mixed(pts[2 * t + 1]).to_affine();
+      }
+    }
+    msm_simd::g1_add_pairs(pts.data(), in.data(), out.data(), special.data(), den.data(), pairs, scratch);
+    for (std::size_t t = 0; t < pairs; ++t) {
+      ASSERT_EQ(pts[t], want[t]) << "pairs=" << pairs << " t=" << t;
+      if (!want[t].is_infinity()) {
+        ASSERT_TRUE(pts[t].is_on_curve());
+      }
+    }
+  }
+}
+
+// The MSM on both paths against the naive sum, at sizes and windows that take the affine
+// batches (and the split reduction), with a repeated point and a cancelling pair among random ones.
+template <class C>
+void msm_both_paths(uint64_t salt) {
+  const uint64_t seed = seed_for(salt);
+  for (std::size_t n : {300u, 2100u, 5000u}) {
+    std::vector<Affine<C>> pts = testdata::random_points<C>(n, seed + n);
+    std::vector<Fr> ks = testdata::random_scalars(n, seed + n + 1);
+    for (std::size_t i = 0; i + 1 < n; i += 97) pts[i + 1] = i % 2 ? pts[i] : -pts[i];
+    for (std::size_t i = 0; i + 1 < n; i += 97) ks[i + 1] = ks[i];
+    const Jacobian<C> want = msm_naive<C>(pts, ks);
+    ASSERT_FALSE(want.is_infinity());
+    for (bool simd : {true, false}) {
+      SimdPath path(simd);
+      for (int c : {0, 5, 8, 11}) {
+        const Jacobian<C> got = msm<C>(pts, ks, MsmOptions{c});
+        EXPECT_TRUE(got.is_on_curve());
+        EXPECT_EQ(got, want) << "n=" << n << " window=" << c << " simd=" << msm_simd::enabled();
+      }
+    }
+  }
+}
+
+TEST(MsmSimd, G1BothPathsMatchNaive) { msm_both_paths<G1Curve>(4); }
+TEST(MsmSimd, G2BothPathsMatchNaive) { msm_both_paths<G2Curve>(5); }
+
+TEST(MsmSimd, SwitchFollowsSupport) {
+  {
+    SimdPath on(true);
+    EXPECT_EQ(msm_simd::enabled(), msm_simd::supported());
+  }
+  SimdPath off(false);
+  EXPECT_FALSE(msm_simd::enabled());
+}
+
+}  // namespace
+}  // namespace pp::test
