@@ -409,9 +409,7 @@ class AffineBuckets {
   void level(const std::vector<uint32_t>& buckets, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
-    if constexpr (std::is_same_v<C, G1Curve>) {
-      if (msm_simd::enabled()) return level_simd(buckets, with_acc, pairs);
-    }
+    if (msm_simd::enabled()) return level_simd(buckets, with_acc, pairs);
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
@@ -428,23 +426,18 @@ class AffineBuckets {
         if (d.is_zero()) d = Fp::one();  // equal x: no inverse needed (side list)
       }
     }
-    if (msm_simd::enabled()) {
-      // Eight chains of prefix products at a time in the vector unit (G2's keys are Fp norms).
-      msm_simd::inverse_batch(pre_.data(), den_.data(), pairs, simd_);
-    } else {
-      // Forward: prefix products of the keys (1M each).
-      Fp acc = Fp::one();
-      for (t = 0; t < pairs; ++t) {
-        pre_[t] = acc;
-        mul_into(acc, acc, den_[t]);
-      }
-      // Backward: pre_[t] becomes 1/den_[t] (2M each).
-      if (pairs) {
-        Fp inv = acc.inverse();
-        for (std::size_t u = pairs; u-- > 0;) {
-          mul_into(pre_[u], pre_[u], inv);
-          mul_into(inv, inv, den_[u]);
-        }
+    // Forward: prefix products of the keys (1M each).
+    Fp acc = Fp::one();
+    for (t = 0; t < pairs; ++t) {
+      pre_[t] = acc;
+      mul_into(acc, acc, den_[t]);
+    }
+    // Backward: pre_[t] becomes 1/den_[t] (2M each).
+    if (pairs) {
+      Fp inv = acc.inverse();
+      for (std::size_t u = pairs; u-- > 0;) {
+        mul_into(pre_[u], pre_[u], inv);
+        mul_into(inv, inv, den_[u]);
       }
     }
     // The additions, two pairs at a time: one addition is a chain of three dependent products
@@ -491,10 +484,11 @@ class AffineBuckets {
     compact(buckets, with_acc, holes);
   }
 
-  // The same level for G1 with the vector unit (msm/simd.hpp): the keys and the equal-x pairs
-  // here, the inversions and the additions eight pairs at a time there.
+  // The same level with the vector unit (msm/simd.hpp): the equal-x pairs (and G1's keys) here,
+  // the inversions and the additions eight pairs at a time there (G2's keys too).
   void level_simd(const std::vector<uint32_t>& buckets, bool with_acc, std::size_t pairs) {
-    den_.resize(pairs);
+    constexpr bool g1 = std::is_same_v<C, G1Curve>;
+    if constexpr (g1) den_.resize(pairs);
     in_.resize(pairs);
     out_.resize(pairs);
     special_.assign((pairs + 7) / 8, 0);
@@ -506,10 +500,16 @@ class AffineBuckets {
       for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
         in_[t] = s + j;
         out_[t] = s + j / 2;
-        Fp& d = den_[t];
-        diff_key(d, x(b, j + 1), x(b, j));
-        if (d.is_zero()) {  // equal x: to the side list, infinity in its place
-          d = Fp::one();
+        bool equal_x;
+        if constexpr (g1) {
+          Fp& d = den_[t];
+          diff_key(d, x(b, j + 1), x(b, j));
+          equal_x = d.is_zero();
+          if (equal_x) d = Fp::one();
+        } else {
+          equal_x = x(b, j + 1) == x(b, j);
+        }
+        if (equal_x) {  // to the side list, infinity in its place
           special_[t / 8] |= uint8_t(1u << (t % 8));
           side_.push_back(Side{b, get(b, j)});
           side_.push_back(Side{b, get(b, j + 1)});
@@ -517,8 +517,10 @@ class AffineBuckets {
         }
       }
     }
-    if constexpr (std::is_same_v<C, G1Curve>)
+    if constexpr (g1)
       msm_simd::g1_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), den_.data(), pairs, simd_);
+    else
+      msm_simd::g2_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), pairs, simd_);
     compact(buckets, with_acc, holes);
   }
 

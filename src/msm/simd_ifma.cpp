@@ -33,7 +33,8 @@ struct Scratch::Impl {
   struct alignas(64) Block {
     uint64_t w[64];
   };
-  std::vector<Block> inv;  // one block per group of eight batch elements
+  std::vector<Block> inv;   // one block per group of eight batch elements
+  std::vector<Block> keys;  // g2_add_pairs' norms
 };
 
 Scratch::Scratch() : impl_(std::make_unique<Impl>()) {}
@@ -106,17 +107,22 @@ struct F8 {
 PP_IFMA_INLINE V bc(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
 PP_IFMA_INLINE V zero() { return _mm512_setzero_si512(); }
 
-// r = a·b / 2^384 mod p, lane by lane. Inputs: normalized limbs (< 2^52), values with
-// a·b < p·2^384 (both < 2p is enough: 4p < 2^384); output normalized and < 2p.
-// Column sums stay below 32·2^52: 16 product terms and 16 reduction terms at most.
-PP_IFMA_INLINE void mont_mul(F8& r, const F8& a, const F8& b) {
-  V t[16];
-  for (int k = 0; k < 16; ++k) t[k] = zero();
+// t += a·b as 16 column sums of 52-bit weight (unreduced; inputs normalized, < 2^52 a limb).
+PP_IFMA_INLINE void mul_acc(V* t, const F8& a, const F8& b) {
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 8; ++j) {
       t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[j], b.l[i]);
       t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[j], b.l[i]);
     }
+}
+PP_IFMA_INLINE void clear(V* t) {
+  for (int k = 0; k < 16; ++k) t[k] = zero();
+}
+
+// r = T / 2^384 mod p for the value T of the column sums t (destroyed), lane by lane: for
+// T < p·2^384 the result is below 2p, normalized. Columns stay below 2^58 for up to two
+// accumulated products: 32 product terms, 16 reduction terms, small carries.
+PP_IFMA_INLINE void redc(F8& r, V* t) {
   const V minv = bc(kMinv);
   // Seven 52-bit steps: q = t_s·(-1/p) mod 2^52 (the instruction reads t_s's low 52 bits),
   // t += q·p·2^(52s) clears them, and the rest of t_s carries into t_(s+1).
@@ -142,6 +148,14 @@ PP_IFMA_INLINE void mont_mul(F8& r, const F8& a, const F8& b) {
   // t_7's low 20 bits are zero now: shift t_7..t_15 down by 20 bits.
   for (int k = 0; k < 8; ++k)
     r.l[k] = _mm512_or_si512(_mm512_srli_epi64(t[7 + k], 20), _mm512_and_si512(_mm512_slli_epi64(t[8 + k], 32), mask));
+}
+
+// r = a·b / 2^384 mod p; a, b below 2p (4p^2 < p·2^384 since 4p < 2^384), r below 2p.
+PP_IFMA_INLINE void mont_mul(F8& r, const F8& a, const F8& b) {
+  V t[16];
+  clear(t);
+  mul_acc(t, a, b);
+  redc(r, t);
 }
 
 // r = a + c - b - d (c a constant multiple of p making it non-negative; d may be null), limbs
@@ -236,20 +250,31 @@ PP_IFMA_INLINE V point_offsets(const uint32_t* idx) {
   return _mm512_add_epi64(_mm512_slli_epi64(x, 3), _mm512_slli_epi64(x, 2));
 }
 
-// inv[s] lane j = 1/a[8s + j] (< 2p, 52-bit limbs) for the ceil(n/8) groups. Forward: prefix
+// inv[s] lane j = 1/key j of group s (< 2p, 52-bit limbs) for the groups. Forward: prefix
 // products on eight chains (inv[s] holds the product of the chain's elements before s); the
 // eight chain totals are inverted together with scalar code (one Fermat inversion); backward:
 // inv[s] = prefix·(1/product up to s), then 1/product up to s-1 = that times a[8s + j].
-PP_IFMA void invert_groups(const Fp* a, std::size_t n, std::vector<Scratch::Impl::Block>& inv) {
-  const std::size_t groups = (n + 7) / 8;
+// Keys from an Fp array (padding lanes one) or from blocks already in 52-bit form.
+struct KeysFromArray {
+  const Fp* a;
+  std::size_t n;
+  PP_IFMA_INLINE void operator()(F8& d, std::size_t s) const {
+    gather(d, a[0].l, word_offsets(8 * s, 6), lanes(n, s), Consts::r1.v);
+  }
+};
+struct KeysFromBlocks {
+  const Scratch::Impl::Block* b;
+  PP_IFMA_INLINE void operator()(F8& d, std::size_t s) const { load(d, b[s]); }
+};
+
+template <class Keys>
+PP_IFMA_INLINE void invert_groups(const Keys& key, std::size_t groups, std::vector<Scratch::Impl::Block>& inv) {
   inv.resize(groups);
-  const uint64_t* base = a[0].l;
-  const uint64_t* one64 = Consts::r1.v;
   F8 acc, d;
   broadcast(acc, kOne);
   for (std::size_t s = 0; s < groups; ++s) {
     store(inv[s], acc);
-    gather(d, base, word_offsets(8 * s, 6), lanes(n, s), one64);
+    key(d, s);
     mont_mul(acc, acc, d);
   }
   // The chain totals, canonical, through scalar code.
@@ -278,7 +303,7 @@ PP_IFMA void invert_groups(const Fp* a, std::size_t n, std::vector<Scratch::Impl
   for (std::size_t s = groups; s-- > 0;) {
     F8 p, r;
     load(p, inv[s]);
-    gather(d, base, word_offsets(8 * s, 6), lanes(n, s), one64);
+    key(d, s);
     mont_mul(r, p, cur);
     mont_mul(cur, cur, d);
     store(inv[s], r);
@@ -301,7 +326,7 @@ PP_IFMA void mul_batch_ifma(Fp* r, const Fp* a, const Fp* b, std::size_t n) {
 
 PP_IFMA void inverse_batch_ifma(Fp* r, const Fp* a, std::size_t n, Scratch& scratch) {
   std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
-  invert_groups(a, n, inv);
+  invert_groups(KeysFromArray{a, n}, (n + 7) / 8, inv);
   for (std::size_t s = 0; s < inv.size(); ++s) {
     F8 x;
     load(x, inv[s]);
@@ -313,7 +338,7 @@ PP_IFMA void inverse_batch_ifma(Fp* r, const Fp* a, std::size_t n, Scratch& scra
 PP_IFMA void g1_add_pairs_ifma(G1Affine* points, const uint32_t* in, const uint32_t* out,
                                const uint8_t* special, const Fp* den, std::size_t pairs, Scratch& scratch) {
   std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
-  invert_groups(den, pairs, inv);
+  invert_groups(KeysFromArray{den, pairs}, (pairs + 7) / 8, inv);
   uint64_t* w = points[0].x.l;
   const uint64_t zeros[6] = {};
   for (std::size_t s = 0; s < inv.size(); ++s) {
@@ -352,6 +377,126 @@ PP_IFMA void g1_add_pairs_ifma(G1Affine* points, const uint32_t* in, const uint3
   }
 }
 
+
+// Fp2 in the vector form: c0 + c1·u, u^2 = -1.
+struct F8x2 {
+  F8 c0, c1;
+};
+
+// r = a·b with two reductions: c0 = (a0·b0 + a1·(2p - b1)) / 2^384, c1 = (a0·b1 + a1·b0) / 2^384;
+// every coordinate below 2p in and out (each sum below 8p^2 < p·2^384).
+PP_IFMA_INLINE void fp2_mul(F8x2& r, const F8x2& a, const F8x2& b) {
+  F8 nb1, z;
+  broadcast(z, {});
+  sub_mod(nb1, z, b.c1, nullptr, k2P);
+  V t[16];
+  clear(t);
+  mul_acc(t, a.c0, b.c1);
+  mul_acc(t, a.c1, b.c0);
+  F8 c1;
+  redc(c1, t);
+  clear(t);
+  mul_acc(t, a.c0, b.c0);
+  mul_acc(t, a.c1, nb1);
+  redc(r.c0, t);
+  r.c1 = c1;
+}
+
+PP_IFMA_INLINE void gather2(F8x2& r, const uint64_t* base, V idx, __mmask8 m, const uint64_t* fill) {
+  gather(r.c0, base, idx, m, fill);
+  gather(r.c1, base + 6, idx, m, fill);
+}
+
+// Eight entry indices -> word offsets of 24-word points.
+PP_IFMA_INLINE V point2_offsets(const uint32_t* idx) {
+  const V x = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)));
+  return _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 3));
+}
+
+PP_IFMA void g2_add_pairs_ifma(G2Affine* points, const uint32_t* in, const uint32_t* out,
+                               const uint8_t* special, std::size_t pairs, Scratch& scratch) {
+  // A G2 point is 24 words: x.c0, x.c1, y.c0, y.c1.
+  uint64_t* w = points[0].x.c0.l;
+  const uint64_t zeros[6] = {};
+  const std::size_t groups = (pairs + 7) / 8;
+  auto offsets = [&](const uint32_t* idx, std::size_t s, uint32_t* buf) {
+    const std::size_t cnt = pairs - 8 * s < 8 ? pairs - 8 * s : 8;
+    std::memcpy(buf, idx + 8 * s, cnt * sizeof(uint32_t));
+  };
+  // The keys: the norms d0^2 + d1^2 of d = Q.x - P.x (one reduction), one for equal-x pairs.
+  std::vector<Scratch::Impl::Block>& keys = scratch.impl().keys;
+  keys.resize(groups);
+  F8 one;
+  broadcast(one, kOne);
+  for (std::size_t s = 0; s < groups; ++s) {
+    uint32_t i8[8] = {};
+    offsets(in, s, i8);
+    const V pi = point2_offsets(i8);
+    const __mmask8 m = lanes(pairs, s);
+    F8x2 px, qx;
+    gather2(px, w, pi, m, zeros);
+    gather2(qx, w + 24, pi, m, zeros);
+    F8 d0, d1, nrm;
+    sub_mod(d0, qx.c0, px.c0, nullptr, kP);
+    sub_mod(d1, qx.c1, px.c1, nullptr, kP);
+    V t[16];
+    clear(t);
+    mul_acc(t, d0, d0);
+    mul_acc(t, d1, d1);
+    redc(nrm, t);
+    const __mmask8 unit = __mmask8(special[s] | ~m);  // padding lanes too: no zero keys
+    for (int k = 0; k < 8; ++k) nrm.l[k] = _mm512_mask_blend_epi64(unit, nrm.l[k], one.l[k]);
+    store(keys[s], nrm);
+  }
+  std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
+  invert_groups(KeysFromBlocks{keys.data()}, groups, inv);
+  for (std::size_t s = 0; s < groups; ++s) {
+    const __mmask8 m = lanes(pairs, s);
+    uint32_t i8[8] = {}, o8[8] = {};
+    offsets(in, s, i8);
+    offsets(out, s, o8);
+    const V pi = point2_offsets(i8), po = point2_offsets(o8);
+    F8x2 px, py, qx, qy, iv, dy, l, t2, x3, y3;
+    gather2(px, w, pi, m, zeros);
+    gather2(py, w + 12, pi, m, zeros);
+    gather2(qx, w + 24, pi, m, zeros);
+    gather2(qy, w + 36, pi, m, zeros);
+    F8 in_norm;
+    load(in_norm, inv[s]);
+    // 1/d = conj(d) / N(d); lambda = (qy - py)/d; x3 = lambda^2 - px - qx; y3 = lambda·(px - x3) - py.
+    sub_mod(dy.c0, qx.c0, px.c0, nullptr, kP);
+    sub_mod(dy.c1, px.c1, qx.c1, nullptr, kP);  // -(d.c1)
+    mont_mul(iv.c0, dy.c0, in_norm);
+    mont_mul(iv.c1, dy.c1, in_norm);
+    sub_mod(dy.c0, qy.c0, py.c0, nullptr, kP);
+    sub_mod(dy.c1, qy.c1, py.c1, nullptr, kP);
+    fp2_mul(l, dy, iv);
+    fp2_mul(t2, l, l);
+    sub_mod(x3.c0, t2.c0, px.c0, &qx.c0, k2P);  // < 4p
+    sub_mod(x3.c1, t2.c1, px.c1, &qx.c1, k2P);
+    for (F8* c : {&x3.c0, &x3.c1}) {
+      cond_sub(*c, k2P);
+      cond_sub(*c, kP);
+    }
+    sub_mod(t2.c0, px.c0, x3.c0, nullptr, kP);
+    sub_mod(t2.c1, px.c1, x3.c1, nullptr, kP);
+    fp2_mul(y3, l, t2);
+    sub_mod(y3.c0, y3.c0, py.c0, nullptr, kP);  // < 3p
+    sub_mod(y3.c1, y3.c1, py.c1, nullptr, kP);
+    for (F8* c : {&y3.c0, &y3.c1}) {
+      cond_sub(*c, k2P);
+      cond_sub(*c, kP);
+    }
+    const __mmask8 keep = __mmask8(~special[s]);
+    for (F8* c : {&x3.c0, &x3.c1, &y3.c0, &y3.c1})
+      for (int k = 0; k < 8; ++k) c->l[k] = _mm512_maskz_mov_epi64(keep, c->l[k]);
+    scatter(w, po, m, x3.c0);
+    scatter(w + 6, po, m, x3.c1);
+    scatter(w + 12, po, m, y3.c0);
+    scatter(w + 18, po, m, y3.c1);
+  }
+}
+
 void require_supported(const char* what) {
   if (!kSupported) throw std::logic_error(std::string("msm_simd::") + what + ": this CPU has no AVX-512 IFMA");
 }
@@ -375,6 +520,11 @@ void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, con
   require_supported("g1_add_pairs");
   if (pairs) g1_add_pairs_ifma(points, in, out, special, den, pairs, scratch);
 }
+void g2_add_pairs(G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  std::size_t pairs, Scratch& scratch) {
+  require_supported("g2_add_pairs");
+  if (pairs) g2_add_pairs_ifma(points, in, out, special, pairs, scratch);
+}
 
 #else  // no x86-64: the scalar code only
 
@@ -384,6 +534,9 @@ void allow(bool) {}
 void mul_batch(Fp*, const Fp*, const Fp*, std::size_t) { throw std::logic_error("msm_simd: not built"); }
 void inverse_batch(Fp*, const Fp*, std::size_t, Scratch&) { throw std::logic_error("msm_simd: not built"); }
 void g1_add_pairs(G1Affine*, const uint32_t*, const uint32_t*, const uint8_t*, const Fp*, std::size_t, Scratch&) {
+  throw std::logic_error("msm_simd: not built");
+}
+void g2_add_pairs(G2Affine*, const uint32_t*, const uint32_t*, const uint8_t*, std::size_t, Scratch&) {
   throw std::logic_error("msm_simd: not built");
 }
 

@@ -52,4 +52,9 @@ void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch);
 void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                   const Fp* den, std::size_t pairs, Scratch& scratch);
 
+// The same for G2 (24 words a point: x.c0, x.c1, y.c0, y.c1), which makes its keys itself (the
+// norms of Q.x - P.x, inverted through Fp: 1/d = conj(d)/N(d)); equal-x pairs as above.
+void g2_add_pairs(G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  std::size_t pairs, Scratch& scratch);
+
 }  // namespace pp::msm_simd
