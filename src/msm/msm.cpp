@@ -2,6 +2,7 @@
 #include "proofpipe/msm/msm.hpp"
 
 #include "proofpipe/msm/digits.hpp"
+#include "proofpipe/msm/fp_inverse.hpp"
 #include "proofpipe/msm/glv.hpp"
 #include "proofpipe/msm/simd.hpp"
 
@@ -434,7 +435,7 @@ class AffineBuckets {
     }
     // Backward: pre_[t] becomes 1/den_[t] (2M each).
     if (pairs) {
-      Fp inv = acc.inverse();
+      Fp inv = msm_inverse::inverse_vartime(acc);
       for (std::size_t u = pairs; u-- > 0;) {
         mul_into(pre_[u], pre_[u], inv);
         mul_into(inv, inv, den_[u]);

@@ -14,6 +14,8 @@
 #endif
 #include "proofpipe/msm/simd.hpp"
 
+#include "proofpipe/msm/fp_inverse.hpp"
+
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -252,7 +254,7 @@ PP_IFMA_INLINE V point_offsets(const uint32_t* idx) {
 
 // inv[s] lane j = 1/key j of group s (< 2p, 52-bit limbs) for the groups. Forward: prefix
 // products on eight chains (inv[s] holds the product of the chain's elements before s); the
-// eight chain totals are inverted together with scalar code (one Fermat inversion); backward:
+// eight chain totals are inverted together with scalar code (one inversion); backward:
 // inv[s] = prefix·(1/product up to s), then 1/product up to s-1 = that times a[8s + j].
 // Keys from an Fp array (padding lanes one) or from blocks already in 52-bit form.
 struct KeysFromArray {
@@ -291,7 +293,7 @@ PP_IFMA_INLINE void invert_groups(const Keys& key, std::size_t groups, std::vect
     pre[j] = run;
     run *= tot[j];
   }
-  Fp ir = run.inverse();
+  Fp ir = msm_inverse::inverse_vartime(run);
   for (int j = 8; j-- > 0;) {
     const Fp t = pre[j] * ir;
     ir *= tot[j];
