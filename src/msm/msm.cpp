@@ -485,11 +485,10 @@ class AffineBuckets {
     compact(buckets, with_acc, holes);
   }
 
-  // The same level with the vector unit (msm/simd.hpp): the equal-x pairs (and G1's keys) here,
-  // the inversions and the additions eight pairs at a time there (G2's keys too).
+  // The same level with the vector unit (msm/simd.hpp): the equal-x pairs here, the keys, the
+  // inversions and the additions eight pairs at a time there.
   void level_simd(const std::vector<uint32_t>& buckets, bool with_acc, std::size_t pairs) {
     constexpr bool g1 = std::is_same_v<C, G1Curve>;
-    if constexpr (g1) den_.resize(pairs);
     in_.resize(pairs);
     out_.resize(pairs);
     special_.assign((pairs + 7) / 8, 0);
@@ -501,16 +500,7 @@ class AffineBuckets {
       for (uint32_t j = 0; j + 1 < k; j += 2, ++t) {
         in_[t] = s + j;
         out_[t] = s + j / 2;
-        bool equal_x;
-        if constexpr (g1) {
-          Fp& d = den_[t];
-          diff_key(d, x(b, j + 1), x(b, j));
-          equal_x = d.is_zero();
-          if (equal_x) d = Fp::one();
-        } else {
-          equal_x = x(b, j + 1) == x(b, j);
-        }
-        if (equal_x) {  // to the side list, infinity in its place
+        if (x(b, j + 1) == x(b, j)) {  // to the side list, infinity in its place
           special_[t / 8] |= uint8_t(1u << (t % 8));
           side_.push_back(Side{b, get(b, j)});
           side_.push_back(Side{b, get(b, j + 1)});
@@ -519,7 +509,7 @@ class AffineBuckets {
       }
     }
     if constexpr (g1)
-      msm_simd::g1_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), den_.data(), pairs, simd_);
+      msm_simd::g1_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), pairs, simd_);
     else
       msm_simd::g2_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), pairs, simd_);
     compact(buckets, with_acc, holes);

@@ -36,7 +36,7 @@ struct Scratch::Impl {
     uint64_t w[64];
   };
   std::vector<Block> inv;   // one block per group of eight batch elements
-  std::vector<Block> keys;  // g2_add_pairs' norms
+  std::vector<Block> keys;  // the pair kernels' keys (x differences, for G2 their norms)
 };
 
 Scratch::Scratch() : impl_(std::make_unique<Impl>()) {}
@@ -338,11 +338,31 @@ PP_IFMA void inverse_batch_ifma(Fp* r, const Fp* a, std::size_t n, Scratch& scra
 }
 
 PP_IFMA void g1_add_pairs_ifma(G1Affine* points, const uint32_t* in, const uint32_t* out,
-                               const uint8_t* special, const Fp* den, std::size_t pairs, Scratch& scratch) {
-  std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
-  invert_groups(KeysFromArray{den, pairs}, (pairs + 7) / 8, inv);
+                               const uint8_t* special, std::size_t pairs, Scratch& scratch) {
   uint64_t* w = points[0].x.l;
   const uint64_t zeros[6] = {};
+  // The keys Q.x - P.x (+ p: below 2p), one for equal-x pairs and padding lanes.
+  const std::size_t groups = (pairs + 7) / 8;
+  std::vector<Scratch::Impl::Block>& keys = scratch.impl().keys;
+  keys.resize(groups);
+  F8 one;
+  broadcast(one, kOne);
+  for (std::size_t s = 0; s < groups; ++s) {
+    const __mmask8 m = lanes(pairs, s);
+    uint32_t i8[8] = {};
+    const std::size_t cnt = pairs - 8 * s < 8 ? pairs - 8 * s : 8;
+    std::memcpy(i8, in + 8 * s, cnt * sizeof(uint32_t));
+    const V pi = point_offsets(i8);
+    F8 px, qx, d;
+    gather(px, w, pi, m, zeros);
+    gather(qx, w + 12, pi, m, zeros);
+    sub_mod(d, qx, px, nullptr, kP);
+    const __mmask8 unit = __mmask8(special[s] | ~m);
+    for (int k = 0; k < 8; ++k) d.l[k] = _mm512_mask_blend_epi64(unit, d.l[k], one.l[k]);
+    store(keys[s], d);
+  }
+  std::vector<Scratch::Impl::Block>& inv = scratch.impl().inv;
+  invert_groups(KeysFromBlocks{keys.data()}, groups, inv);
   for (std::size_t s = 0; s < inv.size(); ++s) {
     const __mmask8 m = lanes(pairs, s);
     uint32_t i8[8] = {}, o8[8] = {};
@@ -507,9 +527,9 @@ void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch) {
   if (n) inverse_batch_ifma(r, a, n, scratch);
 }
 void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
-                  const Fp* den, std::size_t pairs, Scratch& scratch) {
+                  std::size_t pairs, Scratch& scratch) {
   require_supported("g1_add_pairs");
-  if (pairs) g1_add_pairs_ifma(points, in, out, special, den, pairs, scratch);
+  if (pairs) g1_add_pairs_ifma(points, in, out, special, pairs, scratch);
 }
 void g2_add_pairs(G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                   std::size_t pairs, Scratch& scratch) {
@@ -524,7 +544,7 @@ bool enabled() { return false; }
 void allow(bool) {}
 void mul_batch(Fp*, const Fp*, const Fp*, std::size_t) { throw std::logic_error("msm_simd: not built"); }
 void inverse_batch(Fp*, const Fp*, std::size_t, Scratch&) { throw std::logic_error("msm_simd: not built"); }
-void g1_add_pairs(G1Affine*, const uint32_t*, const uint32_t*, const uint8_t*, const Fp*, std::size_t, Scratch&) {
+void g1_add_pairs(G1Affine*, const uint32_t*, const uint32_t*, const uint8_t*, std::size_t, Scratch&) {
   throw std::logic_error("msm_simd: not built");
 }
 void g2_add_pairs(G2Affine*, const uint32_t*, const uint32_t*, const uint8_t*, std::size_t, Scratch&) {

@@ -43,17 +43,17 @@ void mul_batch(Fp* r, const Fp* a, const Fp* b, std::size_t n);
 void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch);
 
 // One level of the G1 affine batch: for pair t < pairs, with P = points[in[t]], Q = points[in[t] + 1]
-// (a G1 affine point is 12 words: x then y, each 6 limbs), den[t] = Q.x - P.x (non-zero),
-// writes points[out[t]] = P + Q. For a pair whose bit is set in special[t / 8] (bit t % 8;
-// equal x, handled by the caller, den[t] any non-zero value) it writes infinity instead. Every
-// pair's inputs are read before any output of its group of eight is written, and out[t] must
-// not be an input of a later pair (the MSM's levels write entry j/2 of a bucket from its
-// entries j, j + 1).
+// (a G1 affine point is 12 words: x then y, each 6 limbs), writes points[out[t]] = P + Q. For a
+// pair whose bit is set in special[t / 8] (bit t % 8: equal x, which the caller handles) it
+// writes infinity instead; every other pair must have P.x != Q.x. All inputs are read before
+// any output is written except that group t / 8's outputs are written before later groups'
+// inputs are read: out[t] must not be an input of a later pair (the MSM's levels write entry
+// j/2 of a bucket from its entries j, j + 1).
 void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
-                  const Fp* den, std::size_t pairs, Scratch& scratch);
+                  std::size_t pairs, Scratch& scratch);
 
-// The same for G2 (24 words a point: x.c0, x.c1, y.c0, y.c1), which makes its keys itself (the
-// norms of Q.x - P.x, inverted through Fp: 1/d = conj(d)/N(d)); equal-x pairs as above.
+// The same for G2 (24 words a point: x.c0, x.c1, y.c0, y.c1); its keys are the norms of
+// Q.x - P.x, inverted in Fp (1/d = conj(d)/N(d)).
 void g2_add_pairs(G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                   std::size_t pairs, Scratch& scratch);
 
