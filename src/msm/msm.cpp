@@ -566,7 +566,9 @@ class AffineBuckets {
   std::vector<std::size_t> seg_, fill_;
   std::vector<Fp> den_, pre_;
   std::vector<PairAt> at_;
-  std::vector<uint32_t> in_, out_;  // level_simd's pairs: first input entry, output entry
+  // level_simd's pairs: first input entry, output entry (a list holds fewer than 2^32 entries:
+  // a block and the running sums, at most 5·2^19 for the widest window).
+  std::vector<uint32_t> in_, out_;
   std::vector<uint8_t> special_;    // level_simd's equal-x pairs, a bit per pair
   msm_simd::Scratch simd_;
   std::unique_ptr<AffineBuckets<C>> sub_;  // reduce_split's bucket sums
