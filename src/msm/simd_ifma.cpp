@@ -93,7 +93,7 @@ constexpr std::array<uint64_t, 8> times52(int m) {  // m·p, m <= 4 (< 2^384)
   }
   return to52(w);
 }
-constexpr std::array<uint64_t, 8> kP = times52(1), k2P = times52(2), k4P = times52(4);
+constexpr std::array<uint64_t, 8> kP = times52(1), k2P = times52(2);
 constexpr std::array<uint64_t, 8> kOne = to52(Consts::r1.v);
 constexpr uint64_t kMinv = Consts::inv64 & kMask52;  // -p^-1 mod 2^52
 static_assert(Consts::bits == 381, "the 52-bit layout assumes a 381-bit p: 4p < 2^384 = R");
