@@ -3,6 +3,8 @@
 #include <tbb/task_arena.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <ostream>
 #include <random>
@@ -14,6 +16,7 @@
 
 #include "proofpipe/msm/glv.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/simd.hpp"
 #include "proofpipe/testkit/random_data.hpp"
 
 namespace pp {
@@ -633,6 +636,15 @@ TYPED_TEST(MsmEdge, MismatchedLengthsThrow) {
   const std::vector<Fr> ks3(3, Fr::one());
   EXPECT_THROW(msm<C>(pts, ks3, MsmOptions{21}), std::invalid_argument);
   EXPECT_THROW(msm<C>(pts, ks3, MsmOptions{-1}), std::invalid_argument);
+}
+
+// CTest runs this file twice, the second time with PROOFPIPE_MSM_SIMD=0 (the portable path):
+// each run must be on the path it claims, or one path would go untested.
+TEST(MsmPath, FollowsTheEnvironment) {
+  const char* e = std::getenv("PROOFPIPE_MSM_SIMD");
+  const bool off = e && std::strcmp(e, "0") == 0;
+  EXPECT_EQ(msm_simd::enabled(), msm_simd::supported() && !off);
+  std::printf("[   path   ] %s\n", msm_simd::enabled() ? "AVX-512 IFMA" : "scalar");
 }
 
 TEST(MsmDefaultWindow, InRangeAndNonDecreasing) {
