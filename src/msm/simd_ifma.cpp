@@ -7,6 +7,7 @@
 // Only the functions marked PP_IFMA use AVX-512, through the target attribute: the file is
 // compiled for the baseline, so no inline function it shares with other files (which the
 // linker may merge) holds AVX-512 code, and nothing runs it unless supported() said so.
+
 // GCC 12's avx512fintrin.h shift intrinsics start from _mm512_undefined_epi32(), which its
 // -Wmaybe-uninitialized reports once inlined here (a known false positive); before any include.
 #if defined(__GNUC__) && !defined(__clang__)

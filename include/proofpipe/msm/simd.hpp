@@ -45,10 +45,9 @@ void inverse_batch(Fp* r, const Fp* a, std::size_t n, Scratch& scratch);
 // One level of the G1 affine batch: for pair t < pairs, with P = points[in[t]], Q = points[in[t] + 1]
 // (a G1 affine point is 12 words: x then y, each 6 limbs), writes points[out[t]] = P + Q. For a
 // pair whose bit is set in special[t / 8] (bit t % 8: equal x, which the caller handles) it
-// writes infinity instead; every other pair must have P.x != Q.x. All inputs are read before
-// any output is written except that group t / 8's outputs are written before later groups'
-// inputs are read: out[t] must not be an input of a later pair (the MSM's levels write entry
-// j/2 of a bucket from its entries j, j + 1).
+// writes infinity instead; every other pair must have P.x != Q.x. The pairs go eight at a time,
+// each group's inputs read before its outputs are written, so out[t] must not be an input of a
+// later pair (the MSM's levels write entry j/2 of a bucket from its entries j and j + 1).
 void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                   std::size_t pairs, Scratch& scratch);
 
