@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "proofpipe/engine/device_calls.hpp"
 #include "proofpipe/groth16/keys.hpp"
 #include "proofpipe/groth16/prover.hpp"
 
@@ -61,59 +62,6 @@ class BackendError : public std::runtime_error {
 
  private:
   bool retryable_;
-};
-
-// Device runtime calls, counted. A CUDA backend routes every runtime call through one thin layer
-// that calls count(); the simulated device counts what a real one would do. Forbidden on the
-// steady-state path: anything that allocates, frees, queries or synchronises the whole device.
-enum class DeviceCall : int {
-  malloc,              // cudaMalloc / cudaMallocAsync / cudaMallocHost   (forbidden)
-  free,                // cudaFree / cudaFreeAsync / cudaFreeHost         (forbidden)
-  mem_get_info,        // cudaMemGetInfo                                  (forbidden)
-  device_synchronize,  // cudaDeviceSynchronize                           (forbidden)
-  mem_pool_trim,       // cudaMemPoolTrimTo                               (forbidden)
-  host_register,       // cudaHostRegister / Unregister (pinning)         (forbidden)
-  memcpy_async,        // cudaMemcpyAsync, cudaMemcpy (of a few bytes: the MSM sums)
-  kernel_launch,       // a kernel, a CUB algorithm, a host function in stream order
-  event_record,        // cudaEventRecord
-  stream_wait_event,   // cudaStreamWaitEvent
-  event_synchronize,   // cudaEventSynchronize (one event, not the device)
-  memset_async,        // cudaMemsetAsync
-  stream_synchronize,  // cudaStreamSynchronize (one stream, not the device)
-  host_query,          // cudaSetDevice, cudaEventElapsedTime: host-side, no device work
-  count_
-};
-const char* to_string(DeviceCall call);
-bool is_forbidden(DeviceCall call);
-
-class DeviceCalls {
- public:
-  void count(DeviceCall call, uint64_t n = 1) { counts_[std::size_t(call)].fetch_add(n, std::memory_order_relaxed); }
-  uint64_t calls(DeviceCall call) const { return counts_[std::size_t(call)].load(std::memory_order_relaxed); }
-  // Sum of the forbidden kinds.
-  uint64_t forbidden() const;
-  // "malloc=1 memcpy_async=30 ..." (kinds with a non-zero count).
-  std::string describe() const;
-
- private:
-  std::array<std::atomic<uint64_t>, std::size_t(DeviceCall::count_)> counts_{};
-};
-
-// Where device runtime calls are counted: every call of the GPU code goes through one thin
-// wrapper (gpu/device.cuh) that calls count_call(); a backend phase makes its device's counter
-// the calling thread's current one with a CallScope. Outside any scope (start-up, key loads,
-// shutdown) calls are not counted: they are not the steady state.
-DeviceCalls* current_calls();
-void count_call(DeviceCall call);
-class CallScope {
- public:
-  explicit CallScope(DeviceCalls* calls);
-  ~CallScope();
-  CallScope(const CallScope&) = delete;
-  CallScope& operator=(const CallScope&) = delete;
-
- private:
-  DeviceCalls* previous_;
 };
 
 // A device's memory as a backend uses it, in bytes.
