@@ -27,6 +27,21 @@ if(NOT proofs_size EQUAL 384)
 endif()
 run(TRUE ${PROOFPIPE} verify --params ${WORK}/params --proofs ${WORK}/proofs.bin
     --public ${WORK}/public-0.json --public ${WORK}/public-1.json)
+# The key as a key cache: prove and verify take it where they take the .params, with the same
+# proof bytes (same seed); a cache that is not one fails.
+run(TRUE ${PROOFPIPE} key cache ${WORK}/params ${WORK}/key.ppk)
+run(TRUE ${PROOFPIPE} info ${WORK}/key.ppk)
+run(TRUE ${PROOFPIPE} prove --params ${WORK}/key.ppk --witness ${WORK}/witness-0.ppw --witness ${WORK}/witness-1.ppw
+    --out ${WORK}/proofs_cache.bin --seed 7)
+file(SHA256 ${WORK}/proofs.bin proofs_hash)
+file(SHA256 ${WORK}/proofs_cache.bin proofs_cache_hash)
+if(NOT proofs_hash STREQUAL proofs_cache_hash)
+  message(FATAL_ERROR "the proofs from the key cache differ from those from the .params")
+endif()
+run(TRUE ${PROOFPIPE} verify --params ${WORK}/key.ppk --proofs ${WORK}/proofs_cache.bin
+    --public ${WORK}/public-0.json --public ${WORK}/public-1.json)
+file(WRITE ${WORK}/not_a_cache.ppk "PPKCACHE but nothing else")
+run(FALSE ${PROOFPIPE} prove --params ${WORK}/not_a_cache.ppk --witness ${WORK}/witness-0.ppw --out ${WORK}/bad.bin)
 # Swapped public inputs: both proofs are then checked against the wrong statement.
 run(FALSE ${PROOFPIPE} verify --params ${WORK}/params --proofs ${WORK}/proofs.bin
     --public ${WORK}/public-1.json --public ${WORK}/public-0.json)

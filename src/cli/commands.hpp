@@ -66,6 +66,9 @@ struct VerifyOptions {
 int run_verify(const VerifyOptions& options);
 
 int run_info(const std::filesystem::path& file);
+// `proofpipe key cache in.params out.ppk`: the key as a key cache (io/key_cache.hpp), which
+// prove/verify/info/serve then take wherever they take the .params.
+int run_key_cache(const std::filesystem::path& params, const std::filesystem::path& out, bool subgroup_check);
 
 // `info --plan`: the GPU memory plan (engine/plan.hpp) for the synthetic PoRep shape at --lg, or
 // for the sizes of a .params key given as the info FILE.

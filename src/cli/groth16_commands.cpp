@@ -16,6 +16,7 @@
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
+#include "proofpipe/io/key_cache.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/witness.hpp"
 #include "proofpipe/proofpipe.h"
@@ -332,10 +333,24 @@ int run_info(const std::filesystem::path& file) {
     return 0;
   }
   const ParamsHeader h = read_params_header(file);
-  fmt::print("{}: Groth16 proving key, bellperson .params layout, curve BLS12-381\n", file.string());
+  if (is_key_cache(head))
+    fmt::print("{}: Groth16 proving key, proofpipe key cache (points as held in memory, {} H basis), curve BLS12-381\n",
+               file.string(), h.convention.h_basis == HBasis::bellman ? "bellman's" : "snarkjs's");
+  else
+    fmt::print("{}: Groth16 proving key, bellperson .params layout, curve BLS12-381\n", file.string());
   fmt::print("  public inputs (with the 1): {}\n  H points: {} (domain 2^{})\n  L points (aux): {}\n  A points: {}\n"
              "  B_G1 points: {}\n  B_G2 points: {}\n",
              h.vk.ic.size(), h.h, std::bit_width(h.h), h.l, h.a, h.b_g1, h.b_g2);
+  return 0;
+}
+
+int run_key_cache(const std::filesystem::path& params, const std::filesystem::path& out, bool subgroup_check) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProvingKey pk = read_params(params, ParamsReadOptions{subgroup_check ? SubgroupCheck::yes : SubgroupCheck::no});
+  write_key_cache(out, pk);
+  fmt::print(stderr, "wrote the key cache {} ({} bytes) from {} in {:.2f} s\n", out.string(),
+             std::filesystem::file_size(out), params.string(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return 0;
 }
 

@@ -122,6 +122,17 @@ int main(int argc, char** argv) {
   zk_st->add_option("--via-params", zkey.via_params,
                     "Make the key in bellman's convention, write it here as .params, and convert it to the .zkey");
 
+  std::filesystem::path key_in, key_out;
+  bool key_subgroup = false;
+  auto* key = app.add_subcommand("key", "Proving-key tools");
+  key->require_subcommand(1);
+  auto* key_cache = key->add_subcommand(
+      "cache", "in.params out.ppk: write the key as a key cache, mapped instead of decoded wherever a .params is taken "
+               "(a GPU holding the key resident then keeps no host copy)");
+  key_cache->add_option("params", key_in)->required()->check(CLI::ExistingFile);
+  key_cache->add_option("cache", key_out)->required();
+  key_cache->add_flag("--subgroup-check", key_subgroup, "Check every key point's subgroup while reading the .params");
+
   std::filesystem::path info_file;
   pp::cli::PlanCliOptions plan;
   auto* in = app.add_subcommand("info", "Describe a .zkey, .wtns, .r1cs, .params or .ppw file, or the GPU memory plan");
@@ -230,6 +241,7 @@ int main(int argc, char** argv) {
       for (auto* sub : zk->get_subcommands()) zkey.action = sub->get_name();
       return pp::cli::run_zkey(zkey);
     }
+    if (key_cache->parsed()) return pp::cli::run_key_cache(key_in, key_out, key_subgroup);
     if (in->parsed()) {
       if (plan.enabled) return pp::cli::run_info_plan(plan, info_file);
       if (info_file.empty()) throw std::invalid_argument("info: give a FILE to describe, or --plan");
