@@ -185,15 +185,14 @@ TEST(MsmSimd, InverseBatchMatchesGmp) {
 
 // Pair t adds points 2t and 2t + 1 into entry t, as the MSM's first level does; the oracle is the
 // scalar Jacobian addition. Some pairs are a point and itself or its negation (equal x: the
-// kernel must leave infinity for those marked special).
-TEST(MsmSimd, G1AddPairsMatchesScalar) {
-  if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-  const uint64_t seed = seed_for(3);
+// kernel must leave infinity for those marked special). `add_pairs`: the kernel under test.
+template <class C, class AddPairs>
+void add_pairs_cases(uint64_t seed, AddPairs&& add_pairs) {
   msm_simd::Scratch scratch;
   for (std::size_t pairs : {1u, 5u, 8u, 13u, 64u, 301u}) {
-    std::vector<G1Affine> pts = testdata::random_points<G1Curve>(2 * pairs, seed + pairs);
+    std::vector<Affine<C>> pts = testdata::random_points<C>(2 * pairs, seed + pairs);
     std::vector<uint8_t> special((pairs + 7) / 8, 0);
-    std::vector<G1Affine> want(pairs);
+    std::vector<Affine<C>> want(pairs);
     std::vector<uint32_t> in(pairs), out(pairs);
     for (std::size_t t = 0; t < pairs; ++t) {
       if (t % 11 == 3) pts[2 * t + 1] = pts[2 * t];
@@ -202,12 +201,12 @@ TEST(MsmSimd, G1AddPairsMatchesScalar) {
       out[t] = uint32_t(t);
       if (pts[2 * t + 1].x == pts[2 * t].x) {
         special[t / 8] |= uint8_t(1u << (t % 8));
-        want[t] = G1Affine::infinity();
+        want[t] = Affine<C>::infinity();
       } else {
-        want[t] = G1Jacobian::from_affine(pts[2 * t]).add_mixed(pts[2 * t + 1]).to_affine();
+        want[t] = Jacobian<C>::from_affine(pts[2 * t]).add_mixed(pts[2 * t + 1]).to_affine();
       }
     }
-    msm_simd::g1_add_pairs(pts.data(), in.data(), out.data(), special.data(), pairs, scratch);
+    add_pairs(pts.data(), in.data(), out.data(), special.data(), pairs, scratch);
     for (std::size_t t = 0; t < pairs; ++t) {
       ASSERT_EQ(pts[t], want[t]) << "pairs=" << pairs << " t=" << t;
       if (!want[t].is_infinity()) {
@@ -217,36 +216,15 @@ TEST(MsmSimd, G1AddPairsMatchesScalar) {
   }
 }
 
+TEST(MsmSimd, G1AddPairsMatchesScalar) {
+  if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+  add_pairs_cases<G1Curve>(seed_for(3), [](auto&&... args) { msm_simd::g1_add_pairs(args...); });
+}
+
 // The same for G2, whose kernel makes its keys (norms) itself.
 TEST(MsmSimd, G2AddPairsMatchesScalar) {
   if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-  const uint64_t seed = seed_for(6);
-  msm_simd::Scratch scratch;
-  for (std::size_t pairs : {1u, 5u, 8u, 13u, 64u, 301u}) {
-    std::vector<G2Affine> pts = testdata::random_points<G2Curve>(2 * pairs, seed + pairs);
-    std::vector<uint8_t> special((pairs + 7) / 8, 0);
-    std::vector<G2Affine> want(pairs);
-    std::vector<uint32_t> in(pairs), out(pairs);
-    for (std::size_t t = 0; t < pairs; ++t) {
-      if (t % 11 == 3) pts[2 * t + 1] = pts[2 * t];
-      if (t % 11 == 7) pts[2 * t + 1] = -pts[2 * t];
-      in[t] = uint32_t(2 * t);
-      out[t] = uint32_t(t);
-      if (pts[2 * t + 1].x == pts[2 * t].x) {
-        special[t / 8] |= uint8_t(1u << (t % 8));
-        want[t] = G2Affine::infinity();
-      } else {
-        want[t] = G2Jacobian::from_affine(pts[2 * t]).add_mixed(pts[2 * t + 1]).to_affine();
-      }
-    }
-    msm_simd::g2_add_pairs(pts.data(), in.data(), out.data(), special.data(), pairs, scratch);
-    for (std::size_t t = 0; t < pairs; ++t) {
-      ASSERT_EQ(pts[t], want[t]) << "pairs=" << pairs << " t=" << t;
-      if (!want[t].is_infinity()) {
-        ASSERT_TRUE(pts[t].is_on_curve());
-      }
-    }
-  }
+  add_pairs_cases<G2Curve>(seed_for(6), [](auto&&... args) { msm_simd::g2_add_pairs(args...); });
 }
 
 // The MSM on both paths against the naive sum, at sizes and windows that take the affine
