@@ -31,20 +31,6 @@
 
 namespace pp::msm_simd {
 
-struct Scratch::Impl {
-  // Eight elements in 52-bit limbs: limb k of lane j at w[8k + j].
-  struct alignas(64) Block {
-    uint64_t w[64];
-  };
-  std::vector<Block> inv;   // one block per group of eight batch elements
-  std::vector<Block> keys;  // the pair kernels' keys (x differences, for G2 their norms)
-};
-
-Scratch::Scratch() : impl_(std::make_unique<Impl>()) {}
-Scratch::~Scratch() = default;
-Scratch::Scratch(Scratch&&) noexcept = default;
-Scratch& Scratch::operator=(Scratch&&) noexcept = default;
-
 #if defined(__x86_64__)
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
 
@@ -19,18 +20,22 @@ bool supported();
 bool enabled();
 void allow(bool on);
 
-// Scratch of the batch kernels, kept by the caller across calls (no allocation per batch).
+// Scratch of the batch kernels, kept by the caller across calls (no allocation per batch). Held
+// by value (no allocation of its own until a kernel first needs room).
 class Scratch {
  public:
-  Scratch();
-  ~Scratch();
-  Scratch(Scratch&&) noexcept;
-  Scratch& operator=(Scratch&&) noexcept;
-  struct Impl;
-  Impl& impl() { return *impl_; }
+  struct Impl {
+    // Eight elements in 52-bit limbs: limb k of lane j at w[8k + j].
+    struct alignas(64) Block {
+      uint64_t w[64];
+    };
+    std::vector<Block> inv;   // one block per group of eight batch elements
+    std::vector<Block> keys;  // the pair kernels' keys (x differences, for G2 their norms)
+  };
+  Impl& impl() { return impl_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  Impl impl_;
 };
 
 // The kernels below need supported(); they are exposed for the tests and the MSM.
