@@ -450,7 +450,7 @@ TEST(EngineEntry, AFailedPartitionKeepsItsExceptionAndNumber) {
   ec.fallback = Fallback::fail_job;
   Engine engine({&cpu}, ec);
   auto bad = std::make_shared<Witness>((*circuit().witnesses)[0]);
-  bad->c[3] += Fr::one();  // a·b != c at constraint 3
+  bad->c.at_mut(3) += Fr::one();  // a·b != c at constraint 3
   JobSpec spec;
   spec.key = circuit().key;
   spec.witnesses = {bad};

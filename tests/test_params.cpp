@@ -828,6 +828,32 @@ TEST(KeyCache, ViewsOutliveTheKeyAndSurviveReleasedPages) {
   EXPECT_THROW(l.at_mut(0), std::logic_error);  // a view is read-only
 }
 
+// A borrowed array (a C API caller's witness) is a read-only view whose pages are the caller's:
+// release_pages must leave them alone (MADV_DONTNEED on anonymous memory would zero them).
+TEST(HostArrayBorrow, ViewsTheCallersMemoryAndNeverReleasesIt) {
+  std::vector<uint64_t> caller(std::size_t(1) << 20);  // 8 MiB: whole pages inside
+  for (std::size_t i = 0; i < caller.size(); ++i) caller[i] = i * 0x9e3779b97f4a7c15ULL + 1;
+  const std::vector<uint64_t> expected = caller;
+  HostArray<uint64_t> b = HostArray<uint64_t>::borrow(caller.data(), caller.size());
+  EXPECT_TRUE(b.is_view());
+  EXPECT_EQ(b.data(), caller.data());
+  const HostArray<uint64_t> copy = b;  // copies the view, not the elements
+  EXPECT_EQ(copy.data(), caller.data());
+  b.release_pages();
+  copy.release_pages(1000, 500000);
+  EXPECT_TRUE(caller == expected);
+  EXPECT_THROW(b.at_mut(0), std::logic_error);
+  EXPECT_THROW(b.push_back(1), std::logic_error);
+  HostArray<uint64_t> moved = std::move(b);
+  EXPECT_EQ(moved.data(), caller.data());
+  EXPECT_TRUE(moved.is_view());
+  moved = std::vector<uint64_t>{1, 2, 3};  // owned again: writable
+  moved.at_mut(0) = 7;
+  EXPECT_FALSE(moved.is_view());
+  EXPECT_EQ(moved[0], 7u);
+  EXPECT_TRUE(caller == expected);
+}
+
 TEST(KeyCache, EmptyQueries) {
   TempDir dir;
   const ProvingKey pk = random_key(33, Shape{0, 0, 0, 0, 0, 0});

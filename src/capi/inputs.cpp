@@ -5,7 +5,9 @@
 #include <tbb/parallel_for.h>
 
 #include <atomic>
+#include <bit>
 #include <cstring>
+#include <type_traits>
 #include <random>
 #include <span>
 
@@ -38,24 +40,53 @@ void store_montgomery(uint8_t* bytes, const Fr& x) {
   for (int i = 0; i < 4; ++i) store_u64_le(bytes + 8 * i, x.l[i]);
 }
 
-// Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
-// the first bad index is reported.
-std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
-  std::vector<Fr> out = big_vector<Fr>(n);
+// The index of the first scalar among n at `bytes` whose limbs are not below r (n if none),
+// checked on every core; each scalar is also handed to `keep` (index, value) when it is in range.
+template <class Keep>
+std::size_t first_unreduced(const uint8_t* bytes, std::size_t n, Keep&& keep) {
   std::atomic<std::size_t> first_bad{n};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      if (load_montgomery(out[i], bytes + i * PP_FR_BYTES)) continue;
+      Fr x;
+      if (load_montgomery(x, bytes + i * PP_FR_BYTES)) {
+        keep(i, x);
+        continue;
+      }
       std::size_t seen = first_bad.load();
       while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
       }
       return;
     }
   });
-  if (const std::size_t bad = first_bad.load(); bad < n)
-    throw ApiError(PP_ERR_INVALID_ARGUMENT,
-                   what + "[" + std::to_string(bad) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
+  return first_bad.load();
+}
+
+void throw_unreduced(const std::string& what, std::size_t bad) {
+  throw ApiError(PP_ERR_INVALID_ARGUMENT,
+                 what + "[" + std::to_string(bad) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
+}
+
+// Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
+// the first bad index is reported.
+std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  std::vector<Fr> out = big_vector<Fr>(n);
+  if (const std::size_t bad = first_unreduced(bytes, n, [&](std::size_t i, const Fr& x) { out[i] = x; }); bad < n)
+    throw_unreduced(what, bad);
   return out;
+}
+
+// The caller's scalars as they lie, range-checked on every core, when their layout is pp's
+// (little-endian limbs, Fr's alignment); a copy otherwise.
+HostArray<Fr> borrow_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  static_assert(sizeof(Fr) == PP_FR_BYTES && std::is_trivially_copyable_v<Fr>);
+  if constexpr (std::endian::native == std::endian::little) {
+    if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(Fr) == 0) {
+      if (const std::size_t bad = first_unreduced(bytes, n, [](std::size_t, const Fr&) {}); bad < n)
+        throw_unreduced(what, bad);
+      return HostArray<Fr>::borrow(reinterpret_cast<const Fr*>(bytes), n);
+    }
+  }
+  return load_scalars(bytes, n, what);
 }
 
 // A density bitmap whose word count and pointer check_assignment_shape has checked.
@@ -95,15 +126,18 @@ void check_assignment_shape(const pp_assignment& as, const std::string& where) {
   words(as.b_aux_density, as.b_aux_density_words, as.num_aux, "b_aux_density");
 }
 
-Witness witness_from_arrays(const pp_assignment& as, const std::string& where) {
+Witness witness_from_arrays(const pp_assignment& as, const std::string& where, bool borrow) {
   check_assignment_shape(as, where);
   const std::string p = where + ".assignment.";
+  auto scalars = [&](const uint8_t* bytes, std::size_t n, const char* name) {
+    return borrow ? borrow_scalars(bytes, n, p + name) : HostArray<Fr>(load_scalars(bytes, n, p + name));
+  };
   Witness w;
-  w.a = load_scalars(as.a, as.num_rows, p + "a");
-  w.b = load_scalars(as.b, as.num_rows, p + "b");
-  w.c = load_scalars(as.c, as.num_rows, p + "c");
-  w.input = load_scalars(as.input, as.num_inputs, p + "input");
-  w.aux = load_scalars(as.aux, as.num_aux, p + "aux");
+  w.a = scalars(as.a, as.num_rows, "a");
+  w.b = scalars(as.b, as.num_rows, "b");
+  w.c = scalars(as.c, as.num_rows, "c");
+  w.input = scalars(as.input, as.num_inputs, "input");
+  w.aux = scalars(as.aux, as.num_aux, "aux");
   w.densities.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
   w.densities.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
   w.densities.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
@@ -125,7 +159,7 @@ Source source(const pp_source& s, const std::string& what) {
   return {false, field + ".data", std::span<const uint8_t>(s.data, s.size)};
 }
 
-Witness witness_from_input(const pp_input& in, std::size_t k) {
+Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow) {
   const std::string where = input_name(k);
   // A C caller may store any int in the enum field; loading such a value as the C++ enum is
   // undefined behaviour (UBSan flags it), so the field is read as the int it is.
@@ -134,7 +168,7 @@ Witness witness_from_input(const pp_input& in, std::size_t k) {
   std::memcpy(&kind, &in.kind, sizeof kind);
   switch (kind) {
     case PP_INPUT_ASSIGNMENT:
-      return witness_from_arrays(in.assignment, where);
+      return witness_from_arrays(in.assignment, where, borrow);
     case PP_INPUT_PPW: {
       const Source src = source(in.ppw, where + ".ppw");
       if (src.is_file) throw std::logic_error("witness_from_input: .ppw files are read while proving (PendingInput)");

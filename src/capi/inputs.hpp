@@ -23,7 +23,9 @@ std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::str
 
 // One in-memory input as a witness (arrays copied, bytes parsed, circom files evaluated); a .ppw
 // *file* is read while proving instead (PendingInput). ApiError / PP_ERR_WITNESS name input k.
-Witness witness_from_input(const pp_input& in, std::size_t k);
+// `borrow`: the caller's assignment arrays are range-checked and proved where they lie (views,
+// HostArray::borrow), not copied; the caller keeps them valid and unchanged while the witness is used.
+Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow = false);
 // The column densities of one partition's input, without its scalars where the form allows.
 Densities densities_of_input(const pp_input& in);
 
@@ -47,8 +49,8 @@ auto as_witness_error(const std::string& where, F&& read) {
 struct PendingInput {
   std::shared_ptr<const Witness> witness;
   std::string file;
-  // pp_prove only: the caller's assignment arrays, valid for the whole call, copied (and
-  // checked) while the partitions before it prove instead of all before the first.
+  // pp_prove only: the caller's assignment arrays, valid for the whole call, checked while the
+  // partitions before it prove (instead of all before the first) and proved where they lie.
   const pp_input* borrowed = nullptr;
 };
 
@@ -59,8 +61,8 @@ struct Request {
 };
 
 // Checks every input of a request (and copies the in-memory ones unless `borrow`: then pp_prove's
-// caller keeps its arrays valid for the call and they are copied partition by partition), and
-// draws or loads r, s.
+// caller keeps its arrays valid for the call, and they are checked partition by partition and
+// borrowed, not copied), and draws or loads r, s.
 Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow);
 
 }  // namespace pp::capi

@@ -99,7 +99,8 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
       PendingInput& in = req.inputs[k];
       prefetcher.reading(k);
       if (!in.witness && in.borrowed) {
-        in.witness = engine.readers.execute([&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k)); });
+        in.witness = engine.readers.execute(
+            [&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k, /*borrow=*/true)); });
       } else if (!in.witness) {
         in.witness = as_witness_error(input_name(k), [&] {
           return engine.readers.execute([&] { return std::make_shared<const Witness>(read_witness(in.file)); });

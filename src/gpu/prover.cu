@@ -627,7 +627,7 @@ void Prover::stage(Partition& p, int ss, int ms) {
     });
     return dst;
   };
-  auto put = [&](const std::vector<Fr>& v, const char* part) {
+  auto put = [&](std::span<const Fr> v, const char* part) {
     Fr* d = m.region<Fr>(m.slot("stage", ss, part));
     check(device::MemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
          "GPU prover: a, b upload");

@@ -135,16 +135,17 @@ Witness move_rows(const Witness& w, int lg, uint64_t from_generator, uint64_t to
   if (w.a.size() > n || w.b.size() != w.a.size() || w.c.size() != w.a.size())
     throw std::invalid_argument("move_rows: a, b, c must have equal sizes of at most 2^" + std::to_string(lg));
   const uint64_t s = row_stride(lg, from_generator, to_generator);
-  Witness out;
-  out.a.assign(n, Fr::zero());
-  out.b.assign(n, Fr::zero());
-  out.c.assign(n, Fr::zero());
+  std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
   for (std::size_t k = 0; k < w.a.size(); ++k) {
     const std::size_t to = std::size_t((unsigned __int128)s * k % n);
-    out.a[to] = w.a[k];
-    out.b[to] = w.b[k];
-    out.c[to] = w.c[k];
+    a[to] = w.a[k];
+    b[to] = w.b[k];
+    c[to] = w.c[k];
   }
+  Witness out;
+  out.a = std::move(a);
+  out.b = std::move(b);
+  out.c = std::move(c);
   out.input = w.input;
   out.aux = w.aux;
   out.densities = w.densities;

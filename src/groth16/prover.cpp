@@ -115,18 +115,18 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   for (std::size_t k = 0; k < m0; ++k)
     if (ev.a[k] * ev.b[k] != ev.c[k])
       throw WitnessError("the assignment does not satisfy constraint " + std::to_string(k));
+  // bellman's input constraints input_i · 0 = 0: a = z_i, b = c = 0.
+  for (std::size_t i = 0; i < r1cs.num_inputs; ++i) {
+    ev.a.push_back(z[i]);
+    ev.b.push_back(Fr::zero());
+    ev.c.push_back(Fr::zero());
+  }
   Witness w;
   w.a = std::move(ev.a);
   w.b = std::move(ev.b);
   w.c = std::move(ev.c);
-  // bellman's input constraints input_i · 0 = 0: a = z_i, b = c = 0.
-  for (std::size_t i = 0; i < r1cs.num_inputs; ++i) {
-    w.a.push_back(z[i]);
-    w.b.push_back(Fr::zero());
-    w.c.push_back(Fr::zero());
-  }
-  w.input.assign(z.begin(), z.begin() + std::ptrdiff_t(r1cs.num_inputs));
-  w.aux.assign(z.begin() + std::ptrdiff_t(r1cs.num_inputs), z.end());
+  w.input = std::vector<Fr>(z.begin(), z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+  w.aux = std::vector<Fr>(z.begin() + std::ptrdiff_t(r1cs.num_inputs), z.end());
   w.densities = column_densities(r1cs);
   return w;
 }

@@ -176,16 +176,17 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values) {
                                 "nVars = " + std::to_string(z.num_vars) +
                                 " (the witness belongs to another circuit or another compilation)");
   if (!values[0].is_one()) throw std::invalid_argument("witness value 0 must be the constant 1");
-  Witness w;
-  w.a.assign(z.domain_size, Fr::zero());
-  w.b.assign(z.domain_size, Fr::zero());
-  for (const ZkeyCoefficient& c : z.coefficients)
-    accumulate_product(c.matrix == 0 ? w.a[c.constraint] : w.b[c.constraint], c.value, values[c.signal]);
-  w.c.resize(z.domain_size);
-  for (std::size_t k = 0; k < z.domain_size; ++k) w.c[k] = w.a[k] * w.b[k];
+  std::vector<Fr> a(z.domain_size, Fr::zero()), b(z.domain_size, Fr::zero()), c(z.domain_size);
+  for (const ZkeyCoefficient& co : z.coefficients)
+    accumulate_product(co.matrix == 0 ? a[co.constraint] : b[co.constraint], co.value, values[co.signal]);
+  for (std::size_t k = 0; k < z.domain_size; ++k) c[k] = a[k] * b[k];
   const std::size_t num_inputs = z.num_public + 1;
-  w.input.assign(values.begin(), values.begin() + std::ptrdiff_t(num_inputs));
-  w.aux.assign(values.begin() + std::ptrdiff_t(num_inputs), values.end());
+  Witness w;
+  w.a = std::move(a);
+  w.b = std::move(b);
+  w.c = std::move(c);
+  w.input = std::vector<Fr>(values.begin(), values.begin() + std::ptrdiff_t(num_inputs));
+  w.aux = std::vector<Fr>(values.begin() + std::ptrdiff_t(num_inputs), values.end());
   w.densities = zkey_densities(z);
   return w;
 }

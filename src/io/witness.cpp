@@ -426,9 +426,15 @@ Witness read_witness(const std::filesystem::path& path) {
   const File f(path);
   const WitnessHeader h = checked_header(f);
   Witness w;
-  const Section sections[] = {{&w.a, h.rows, "a"}, {&w.b, h.rows, "b"}, {&w.c, h.rows, "c"},
-                              {&w.input, h.inputs, "input"}, {&w.aux, h.aux, "aux"}};
+  std::vector<Fr> a, b, c, input, aux;
+  const Section sections[] = {{&a, h.rows, "a"}, {&b, h.rows, "b"}, {&c, h.rows, "c"},
+                              {&input, h.inputs, "input"}, {&aux, h.aux, "aux"}};
   read_sections(path, f.name(), sections);
+  w.a = std::move(a);
+  w.b = std::move(b);
+  w.c = std::move(c);
+  w.input = std::move(input);
+  w.aux = std::move(aux);
   w.densities = densities_of(f, h);
   if (!w.input[0].is_one())
     throw std::runtime_error(f.name() + ": input[0] must be 1 (byte offset " +

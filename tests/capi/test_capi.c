@@ -242,6 +242,35 @@ int main(int argc, char** argv) {
     CHECK(n == sizeof proofs && memcmp(cli, proofs, n) == 0); /* `proofpipe prove --seed 7` agrees */
     free(cli);
   }
+  /* pp_prove proves the caller's arrays where they lie when they are aligned as pp's scalars are
+   * (8 bytes), and copies them otherwise: arrays at an odd address give the same proofs. */
+  puts("prove: arrays at odd addresses");
+  {
+    witness odd[2] = {w0, w1};
+    uint8_t* blocks[2][5];
+    for (int k = 0; k < 2; ++k) {
+      uint8_t** fields[5] = {&odd[k].a, &odd[k].b, &odd[k].c, &odd[k].input, &odd[k].aux};
+      const size_t counts[5] = {odd[k].rows, odd[k].rows, odd[k].rows, odd[k].inputs, odd[k].aux_n};
+      for (int f = 0; f < 5; ++f) {
+        blocks[k][f] = malloc(counts[f] * PP_FR_BYTES + 8);
+        memcpy(blocks[k][f] + 4, *fields[f], counts[f] * PP_FR_BYTES);
+        *fields[f] = blocks[k][f] + 4;
+      }
+    }
+    pp_input odd_inputs[2] = {assignment_input(&odd[0]), assignment_input(&odd[1])};
+    uint8_t again[2 * PP_PROOF_BYTES];
+    size_t again_size = sizeof again;
+    OK(pp_prove(engine, key, odd_inputs, 2, &seed, again, &again_size, err));
+    CHECK(again_size == sizeof again && memcmp(again, proofs, sizeof again) == 0);
+    /* A scalar out of range is named on the copying path too. */
+    memset(odd[1].aux + 2 * PP_FR_BYTES, 0xff, PP_FR_BYTES);
+    odd_inputs[1] = assignment_input(&odd[1]);
+    again_size = sizeof again;
+    EXPECT_ERROR(pp_prove(engine, key, odd_inputs, 2, &seed, again, &again_size, err), PP_ERR_INVALID_ARGUMENT,
+                 "inputs[1].assignment.aux[2]");
+    for (int k = 0; k < 2; ++k)
+      for (int f = 0; f < 5; ++f) free(blocks[k][f]);
+  }
   uint8_t tampered[PP_PROOF_BYTES];
   memcpy(tampered, proofs, PP_PROOF_BYTES);
   tampered[100] ^= 1; /* inside B: decodes to another point or fails to decode: invalid either way */

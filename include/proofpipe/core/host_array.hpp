@@ -1,11 +1,14 @@
 // A read-mostly array of trivially copyable elements in host memory that either owns its storage
-// (a std::vector) or views storage someone else keeps alive (a memory-mapped key file). The
-// proving key's points live in these: a key read from a file is a vector; a key mapped from a
-// key cache (io/key_cache.hpp) is a view of the mapping, whose pages the kernel reads in on
-// access and the GPU prover hands back (release_pages) once it has copied them to the device, so
-// a key resident on the GPU does not also sit in host memory.
+// (a std::vector) or views storage someone else keeps alive. Two kinds of view:
+// - mapped (view()): a memory-mapped file, kept alive by a keeper. The proving key's points live
+//   in these when the key comes from a key cache (io/key_cache.hpp): the kernel reads the pages in
+//   on access and the GPU prover hands them back (release_pages) once it has copied them to the
+//   device, so a key resident on the GPU does not also sit in host memory.
+// - borrowed (borrow()): a caller's memory that outlives every use, with no keeper: a C API caller's
+//   witness arrays while pp_prove runs, proved where they lie instead of copied. Its pages are
+//   never released (they are the caller's anonymous memory: dropping them would zero its data).
 //
-// Reading is the same for both kinds. Writing (element assignment) is for owned arrays only:
+// Reading is the same for every kind. Writing (element assignment) is for owned arrays only:
 // mappings are read-only, and a write through them would fault, so the mutable accessors throw
 // std::logic_error for views.
 #pragma once
@@ -34,19 +37,22 @@ class HostArray {
   HostArray() = default;
   HostArray(std::vector<T> v) : owned_(std::move(v)) { sync(); }  // NOLINT: a vector is an array
   HostArray(std::initializer_list<T> items) : owned_(items) { sync(); }
-  HostArray(const HostArray& o) : owned_(o.keeper_ ? std::vector<T>() : o.owned_), keeper_(o.keeper_) {
-    if (keeper_) view_(o.data_, o.size_);
+  HostArray(const HostArray& o)
+      : owned_(o.is_view() ? std::vector<T>() : o.owned_), keeper_(o.keeper_), storage_(o.storage_) {
+    if (is_view()) view_(o.data_, o.size_);
     else sync();
   }
-  HostArray(HostArray&& o) noexcept : owned_(std::move(o.owned_)), keeper_(std::move(o.keeper_)) {
-    if (keeper_) view_(o.data_, o.size_);
+  HostArray(HostArray&& o) noexcept
+      : owned_(std::move(o.owned_)), keeper_(std::move(o.keeper_)), storage_(o.storage_) {
+    if (is_view()) view_(o.data_, o.size_);
     else sync();
     o.reset_();
   }
   HostArray& operator=(HostArray o) noexcept {
     owned_ = std::move(o.owned_);
     keeper_ = std::move(o.keeper_);
-    if (keeper_) view_(o.data_, o.size_);
+    storage_ = o.storage_;
+    if (is_view()) view_(o.data_, o.size_);
     else sync();
     o.reset_();
     return *this;
@@ -57,11 +63,20 @@ class HostArray {
   static HostArray view(std::shared_ptr<const void> keeper, const T* data, std::size_t count) {
     HostArray a;
     a.keeper_ = std::move(keeper);
+    a.storage_ = Storage::mapped;
+    a.view_(data, count);
+    return a;
+  }
+  // Views `count` elements at `data`, which the caller keeps alive and unchanged for as long as
+  // this array or a copy of it is used.
+  static HostArray borrow(const T* data, std::size_t count) {
+    HostArray a;
+    a.storage_ = Storage::borrowed;
     a.view_(data, count);
     return a;
   }
 
-  bool is_view() const { return keeper_ != nullptr; }
+  bool is_view() const { return storage_ != Storage::owned; }
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -84,9 +99,9 @@ class HostArray {
 
   // Hands the pages of elements [first, first + count) back to the kernel when this is a view of
   // a file mapping: they leave this process's resident set and are read again from the file (page
-  // cache or disk) on the next access. Contents are unchanged; a no-op for owned arrays.
+  // cache or disk) on the next access. Contents are unchanged; a no-op for owned and borrowed arrays.
   void release_pages(std::size_t first, std::size_t count) const {
-    if (!keeper_ || count == 0 || first >= size_) return;
+    if (storage_ != Storage::mapped || count == 0 || first >= size_) return;
     if (count > size_ - first) count = size_ - first;
     constexpr std::uintptr_t kPage = 4096;
     const auto lo = reinterpret_cast<std::uintptr_t>(data_ + first), hi = reinterpret_cast<std::uintptr_t>(data_ + first + count);
@@ -103,8 +118,10 @@ class HostArray {
   }
 
  private:
+  enum class Storage { owned, mapped, borrowed };
+
   std::vector<T>& writable() {
-    if (keeper_) throw std::logic_error("HostArray: a view of read-only storage (a mapped key) cannot be written");
+    if (is_view()) throw std::logic_error("HostArray: a view of storage it does not own (a mapped key, a caller's array) cannot be written");
     return owned_;
   }
   void sync() {
@@ -118,12 +135,14 @@ class HostArray {
   void reset_() {
     owned_.clear();
     keeper_.reset();
+    storage_ = Storage::owned;
     data_ = nullptr;
     size_ = 0;
   }
 
   std::vector<T> owned_;
   std::shared_ptr<const void> keeper_;
+  Storage storage_ = Storage::owned;
   const T* data_ = nullptr;
   std::size_t size_ = 0;
 };

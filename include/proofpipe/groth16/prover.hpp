@@ -59,11 +59,12 @@ struct ProveTimings {
 // What the prover needs of one partition — the interface bellperson hands SupraSeal:
 // per-constraint evaluations including bellman's input constraints (a, b, c have
 // constraints + inputs entries), the input assignment (with the leading 1), the aux
-// assignment and the column densities.
+// assignment and the column densities. The scalars are owned vectors, or a C API caller's arrays
+// borrowed for the duration of its call (HostArray::borrow): readers build vectors and assign them.
 struct Witness {
-  std::vector<Fr> a, b, c;
-  std::vector<Fr> input;
-  std::vector<Fr> aux;
+  HostArray<Fr> a, b, c;
+  HostArray<Fr> input;
+  HostArray<Fr> aux;
   Densities densities;
 };
 
