@@ -792,7 +792,7 @@ TEST(KeyCache, RoundTripMapsTheSamePoints) {
   ProvingKey pk = random_key(31);
   pk.convention = kSnarkjsConvention;
   write_key_cache(dir / "k.ppk", pk);
-  EXPECT_TRUE(is_key_cache_file(dir / "k.ppk"));
+  EXPECT_TRUE(is_key_cache(read_file(dir / "k.ppk")));
   const ProvingKey m = map_key_cache(dir / "k.ppk");
   EXPECT_TRUE(m.h.is_view() && m.l.is_view() && m.b_g2.is_view());
   EXPECT_TRUE(m.convention == kSnarkjsConvention);
@@ -803,11 +803,13 @@ TEST(KeyCache, RoundTripMapsTheSamePoints) {
   EXPECT_EQ(h.h, pk.h.size());
   EXPECT_EQ(h.b_g2, pk.b_g2.size());
   EXPECT_TRUE(h.convention == kSnarkjsConvention);
+  EXPECT_TRUE(h.key_cache);
   // A .params file is not a cache.
   ProvingKey bellman = pk;
   bellman.convention = kBellmanConvention;
   write_params(dir / "k.params", bellman);
-  EXPECT_FALSE(is_key_cache_file(dir / "k.params"));
+  EXPECT_FALSE(is_key_cache(read_file(dir / "k.params")));
+  EXPECT_FALSE(read_params_header(dir / "k.params").key_cache);
   EXPECT_HAS(params_error([&] { map_key_cache(dir / "k.params"); }), "not a key cache");
 }
 

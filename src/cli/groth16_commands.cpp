@@ -333,7 +333,7 @@ int run_info(const std::filesystem::path& file) {
     return 0;
   }
   const ParamsHeader h = read_params_header(file);
-  if (is_key_cache(head))
+  if (h.key_cache)
     fmt::print("{}: Groth16 proving key, proofpipe key cache (points as held in memory, {} H basis), curve BLS12-381\n",
                file.string(), h.convention.h_basis == HBasis::bellman ? "bellman's" : "snarkjs's");
   else

@@ -228,6 +228,10 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
+void MappedFile::advise_sequential() const {
+  if (data_) ::madvise(const_cast<uint8_t*>(data_), size_, MADV_SEQUENTIAL);  // advice: failure changes nothing
+}
+
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw FormatError(path.string() + ": cannot open for writing");

@@ -72,10 +72,24 @@ uint64_t get64(const uint8_t* p) {
   return v;
 }
 
+// Checksum block b of a section of `bytes` bytes: its offset in the section and its length.
+struct BlockRange {
+  uint64_t at, bytes;
+};
+BlockRange block_range(uint64_t section_bytes, uint64_t b) {
+  const uint64_t at = b * kBlockBytes;
+  return {at, std::min(kBlockBytes, section_bytes - at)};
+}
+
 struct Layout {
   uint64_t vk_offset = 0, vk_bytes = 0, table_offset = 0, table_bytes = 0, file_bytes = 0;
   std::array<uint64_t, kSections> offset{}, count{};
   uint64_t bytes(std::size_t s) const { return count[s] * kPointBytes[s]; }
+  // Block b of section s in the file.
+  BlockRange block(std::size_t s, uint64_t b) const {
+    const BlockRange r = block_range(bytes(s), b);
+    return {offset[s] + r.at, r.bytes};
+  }
 };
 
 // Where everything goes for these counts (the writer's plan, and the reader's expectation).
@@ -101,8 +115,8 @@ Layout plan(uint64_t vk_bytes, const std::array<uint64_t, kSections>& count) {
 void checksum_blocks(const uint8_t* data, uint64_t bytes, uint64_t* out) {
   tbb::parallel_for(tbb::blocked_range<uint64_t>(0, blocks_of(bytes), 1), [&](const tbb::blocked_range<uint64_t>& r) {
     for (uint64_t b = r.begin(); b < r.end(); ++b) {
-      const uint64_t at = b * kBlockBytes;
-      out[b] = XXH3_64bits(data + at, std::min(kBlockBytes, bytes - at));
+      const BlockRange r = block_range(bytes, b);
+      out[b] = XXH3_64bits(data + r.at, r.bytes);
     }
   });
 }
@@ -176,15 +190,6 @@ const uint8_t* section_data(const ProvingKey& pk, std::size_t s) {
 
 bool is_key_cache(std::span<const uint8_t> first_bytes) {
   return first_bytes.size() >= sizeof(kKeyCacheMagic) && std::memcmp(first_bytes.data(), kKeyCacheMagic, sizeof(kKeyCacheMagic)) == 0;
-}
-
-bool is_key_cache_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  uint8_t head[sizeof(kKeyCacheMagic)];
-  const ssize_t got = ::pread(fd, head, sizeof(head), 0);
-  ::close(fd);
-  return got == ssize_t(sizeof(head)) && is_key_cache(head);
 }
 
 void write_key_cache(const std::filesystem::path& path, const ProvingKey& pk) {
@@ -280,19 +285,10 @@ Parsed parse_header(std::span<const uint8_t> bytes, const std::filesystem::path&
   return p;
 }
 
-std::shared_ptr<const MappedFile> map_file(const std::filesystem::path& path) {
-  try {
-    return std::make_shared<const MappedFile>(path);
-  } catch (const FormatError& e) {
-    throw ParamsError(e.what());
-  }
-}
-
 }  // namespace
 
-ParamsHeader read_key_cache_header(const std::filesystem::path& path) {
-  const auto file = map_file(path);
-  Parsed p = parse_header(file->bytes(), path);
+ParamsHeader key_cache_header(std::span<const uint8_t> bytes, const std::filesystem::path& path) {
+  Parsed p = parse_header(bytes, path);
   ParamsHeader hdr;
   hdr.vk = std::move(p.vk);
   hdr.convention = p.convention;
@@ -301,12 +297,18 @@ ParamsHeader read_key_cache_header(const std::filesystem::path& path) {
   hdr.a = std::size_t(p.layout.count[2]);
   hdr.b_g1 = std::size_t(p.layout.count[3]);
   hdr.b_g2 = std::size_t(p.layout.count[4]);
-  hdr.file_size = file->bytes().size();
+  hdr.file_size = bytes.size();
+  hdr.key_cache = true;
   return hdr;
 }
 
-ProvingKey map_key_cache(const std::filesystem::path& path) {
-  const std::shared_ptr<const MappedFile> file = map_file(path);
+ParamsHeader read_key_cache_header(const std::filesystem::path& path) {
+  return key_cache_header(map_key_file(path)->bytes(), path);
+}
+
+ProvingKey map_key_cache(const std::filesystem::path& path) { return map_key_cache(map_key_file(path), path); }
+
+ProvingKey map_key_cache(std::shared_ptr<const MappedFile> file, const std::filesystem::path& path) {
   const std::span<const uint8_t> bytes = file->bytes();
   Parsed p = parse_header(bytes, path);
   const Layout& l = p.layout;
@@ -329,11 +331,9 @@ ProvingKey map_key_cache(const std::filesystem::path& path) {
   std::atomic<std::size_t> first_bad{blocks.size()};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i < r.end(); ++i) {
-      const Block& b = blocks[i];
-      const uint64_t at = l.offset[b.section] + b.index * kBlockBytes;
-      const uint64_t n = std::min(kBlockBytes, l.bytes(b.section) - b.index * kBlockBytes);
-      const bool ok = XXH3_64bits(bytes.data() + at, n) == get64(table + 8 * i);
-      ::madvise(const_cast<uint8_t*>(bytes.data() + at), std::size_t(n / kPage * kPage), MADV_DONTNEED);
+      const BlockRange r = l.block(blocks[i].section, blocks[i].index);
+      const bool ok = XXH3_64bits(bytes.data() + r.at, r.bytes) == get64(table + 8 * i);
+      ::madvise(const_cast<uint8_t*>(bytes.data() + r.at), std::size_t(r.bytes / kPage * kPage), MADV_DONTNEED);
       if (ok) continue;
       std::size_t cur = first_bad.load();
       while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
@@ -342,10 +342,9 @@ ProvingKey map_key_cache(const std::filesystem::path& path) {
   });
   if (const std::size_t bad = first_bad.load(); bad < blocks.size()) {
     const Block& b = blocks[bad];
-    const uint64_t at = l.offset[b.section] + b.index * kBlockBytes;
+    const BlockRange r = l.block(b.section, b.index);
     fail(path, std::string("section ") + kNames[b.section] + ", block " + std::to_string(b.index) + " (byte offsets " +
-                   std::to_string(at) + ".." + std::to_string(at + std::min(kBlockBytes, l.bytes(b.section) - b.index * kBlockBytes)) +
-                   "): checksum mismatch (corrupt file)");
+                   std::to_string(r.at) + ".." + std::to_string(r.at + r.bytes) + "): checksum mismatch (corrupt file)");
   }
 
   auto points = [&](std::size_t s) { return bytes.data() + l.offset[s]; };

@@ -1,5 +1,6 @@
 // bellperson `.params` / VerifyingKey files: layout walk, parallel point decoding, mmap and buffered writers.
 #include "proofpipe/io/params.hpp"
+#include "proofpipe/io/binfile.hpp"
 #include "proofpipe/io/key_cache.hpp"
 
 #include <fcntl.h>
@@ -104,29 +105,6 @@ struct FileSource {
   }
 };
 
-// Read-only private mapping of a whole file; unmapped by the destructor.
-class Mapping {
- public:
-  Mapping(const FileDescriptor& fd, uint64_t size) : size_(size) {
-    if (size == 0) return;  // mmap rejects length 0; an empty span parses to "truncated"
-    if (size > std::numeric_limits<std::size_t>::max()) fail(fd.name(), "file too large to map");
-    void* p = ::mmap(nullptr, std::size_t(size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
-    if (p == MAP_FAILED) fail(fd.name(), "mmap failed: " + errno_text(errno));
-    data_ = static_cast<const uint8_t*>(p);
-    // Each decoding thread walks its chunk front to back: ask for aggressive read-ahead.
-    ::madvise(p, std::size_t(size), MADV_SEQUENTIAL);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), std::size_t(size_));
-  }
-  std::span<const uint8_t> bytes() const { return {data_, std::size_t(data_ ? size_ : 0)}; }
-
- private:
-  const uint8_t* data_ = nullptr;
-  uint64_t size_ = 0;
-};
 
 // ------------------------------------------------------------------------------------------------
 // Layout: where every field lives, derived from the counts alone and checked against the size
@@ -479,11 +457,19 @@ ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions&
   return pk;
 }
 
+std::shared_ptr<const MappedFile> map_key_file(const std::filesystem::path& path) {
+  try {
+    return std::make_shared<const MappedFile>(path);
+  } catch (const FormatError& e) {
+    throw ParamsError(e.what());
+  }
+}
+
 ProvingKey read_params(const std::filesystem::path& path, const ParamsReadOptions& options) {
-  if (is_key_cache_file(path)) return map_key_cache(path);
-  const FileDescriptor fd(path, O_RDONLY);
-  const Mapping map(fd, fd.regular_file_size());
-  return parse_params(map.bytes(), options, fd.name());
+  const std::shared_ptr<const MappedFile> file = map_key_file(path);
+  if (is_key_cache(file->bytes())) return map_key_cache(file, path);
+  file->advise_sequential();  // each decoding thread walks its chunk front to back
+  return parse_params(file->bytes(), options, path.string());
 }
 
 ParamsHeader parse_params_header(std::span<const uint8_t> bytes, std::string_view name) {
@@ -509,19 +495,9 @@ QueryLayout params_layout(const ParamsHeader& header, std::string_view name) {
 }
 
 ParamsHeader read_params_header(const std::filesystem::path& path) {
-  if (is_key_cache_file(path)) return read_key_cache_header(path);
-  const FileDescriptor fd(path, O_RDONLY);
-  const FileSource src{fd, fd.regular_file_size()};
-  const Layout lay = walk_layout(src, fd.name(), false);
-  ParamsHeader hdr;
-  hdr.vk = load_vk(src, lay, fd.name());
-  hdr.h = std::size_t(lay.vec[0].count);
-  hdr.l = std::size_t(lay.vec[1].count);
-  hdr.a = std::size_t(lay.vec[2].count);
-  hdr.b_g1 = std::size_t(lay.vec[3].count);
-  hdr.b_g2 = std::size_t(lay.vec[4].count);
-  hdr.file_size = src.size();
-  return hdr;
+  const std::shared_ptr<const MappedFile> file = map_key_file(path);
+  if (is_key_cache(file->bytes())) return key_cache_header(file->bytes(), path);
+  return parse_params_header(file->bytes(), path.string());
 }
 
 VerifyingKey parse_vk(std::span<const uint8_t> bytes, std::string_view name) {

@@ -106,6 +106,8 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // Advice for a reader that walks the file front to back: aggressive read-ahead.
+  void advise_sequential() const;
 
  private:
   const uint8_t* data_ = nullptr;

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 
 #include "proofpipe/groth16/keys.hpp"
@@ -32,7 +33,6 @@ namespace pp {
 // The first 8 bytes of a key cache (read_params dispatches on them).
 inline constexpr char kKeyCacheMagic[8] = {'P', 'P', 'K', 'C', 'A', 'C', 'H', 'E'};
 bool is_key_cache(std::span<const uint8_t> first_bytes);
-bool is_key_cache_file(const std::filesystem::path& path);
 
 // Writes `pk` to `path` (through a temporary file renamed into place, so a reader never sees a
 // half-written cache). ParamsError naming the file on failure.
@@ -41,7 +41,10 @@ void write_key_cache(const std::filesystem::path& path, const ProvingKey& pk);
 // Maps a key cache: the returned key's points are views of the mapping (HostArray::is_view),
 // which stays alive as long as any of them. ParamsError naming the file and where on failure.
 ProvingKey map_key_cache(const std::filesystem::path& path);
+// The same from a mapping of the whole file (read_params's, map_key_file); `path` names it in errors.
+ProvingKey map_key_cache(std::shared_ptr<const MappedFile> file, const std::filesystem::path& path);
 // The VK, the convention and the counts, with the header's checks but not the points' checksums.
 ParamsHeader read_key_cache_header(const std::filesystem::path& path);
+ParamsHeader key_cache_header(std::span<const uint8_t> bytes, const std::filesystem::path& path);
 
 }  // namespace pp

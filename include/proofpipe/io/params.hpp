@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -14,6 +15,8 @@
 #include "proofpipe/io/serialize.hpp"
 
 namespace pp {
+
+class MappedFile;  // io/binfile.hpp
 
 // Layout (bellperson src/groth16/params.rs `Parameters::write`, verifying_key.rs
 // `VerifyingKey::write`); every point uncompressed (G1 96 bytes, G2 192 bytes), counts u32
@@ -52,6 +55,7 @@ struct ParamsHeader {
   KeyConvention convention = kBellmanConvention;  // a .params file's; a key cache records its own
   std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
   uint64_t file_size = 0;
+  bool key_cache = false;  // the file is a key cache (io/key_cache.hpp), not a .params file
 };
 
 // Exact encoded sizes (throw ParamsError when a vector has more than 2^32 - 1 points, which
@@ -68,10 +72,10 @@ void write_vk(const std::filesystem::path& path, const VerifyingKey& vk);
 std::vector<uint8_t> encode_params(const ProvingKey& pk);
 std::vector<uint8_t> encode_vk(const VerifyingKey& vk);
 
-// Readers. read_params maps the file (read-only, unmapped on return) and calls parse_params; a
-// key cache (io/key_cache.hpp, recognised by its magic) is mapped instead (map_key_cache: its
-// points stay file pages, checked by checksum; `options` does not apply), and read_params_header
-// reads its header.
+// Readers. Each opens and maps the file once (read-only) and dispatches on its first bytes:
+// read_params calls parse_params on a .params file, and on a key cache (io/key_cache.hpp,
+// recognised by its magic) map_key_cache (its points stay file pages, checked by checksum;
+// `options` does not apply); read_params_header reads either's header.
 // Points are decoded in parallel (oneTBB); the error reported is always the first bad point in
 // file order, whatever the thread schedule. The whole layout (counts against the file size) is
 // checked before any point is decoded, so a truncated file never costs a decode pass.
@@ -84,9 +88,13 @@ ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions&
 // counts cannot belong to one key (QueryLayout::of_sizes).
 QueryLayout params_layout(const ParamsHeader& header, std::string_view name);
 
-// Reads the VK and the five counts with positioned reads, skipping the point data; the
-// layout must still account for the file size exactly. VK points are validated as above.
+// Reads the VK and the five counts, skipping the point data (only the pages holding the counts
+// and the VK are read); the layout must still account for the file size exactly. VK points are
+// validated as above.
 ParamsHeader read_params_header(const std::filesystem::path& path);
+// The whole file mapped read-only (a key's readers share it): ParamsError naming the file when it
+// cannot be opened, is not a regular file, or cannot be mapped.
+std::shared_ptr<const MappedFile> map_key_file(const std::filesystem::path& path);
 ParamsHeader parse_params_header(std::span<const uint8_t> bytes, std::string_view name);
 
 // A VK file: exactly the vk part of the layout.
