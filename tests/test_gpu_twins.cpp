@@ -329,7 +329,17 @@ TEST(Classify, SplitsZeroOneAndOtherInPointOrder) {
   }
   // Identity map with an offset (the L query: point p is aux variable p).
   const gpu::SplitBits l = gpu::classify(input, aux, {}, num_inputs, num_aux);
-  for (std::size_t p = 0; p < num_aux; ++p) EXPECT_EQ(test_bit(l.ones, p), z[num_inputs + p] == Fr::one()) << p;
+  std::size_t l_other = 0;
+  for (std::size_t p = 0; p < num_aux; ++p) {
+    const Fr& x = z[num_inputs + p];
+    EXPECT_EQ(test_bit(l.ones, p), x == Fr::one()) << p;
+    EXPECT_EQ(test_bit(l.other, p), !x.is_zero() && x != Fr::one()) << p;
+    l_other += !x.is_zero() && x != Fr::one();
+  }
+  EXPECT_EQ(l.other_count, l_other);
+  // A variable past the assignment is an error, not a read past it.
+  const std::vector<uint32_t> past = {0, uint32_t(num_inputs + num_aux)};
+  EXPECT_THROW(gpu::select_split(gpu::classify_z(input, aux), past, 0, past.size()), std::invalid_argument);
 }
 
 // One query of a tail test: n points over a mixed assignment of n + 5 scalars; mapped, point p is

@@ -184,6 +184,28 @@ TEST(Groth16, UnsatisfiedWitnessIsRejectedWithTheConstraint) {
   }
 }
 
+// check_witness is its two halves: the shape (cheap, no row read) and the rows (a·b = c), which
+// the GPU prover runs beside its kernels.
+TEST(Groth16, WitnessShapeAndRowsAreCheckedApart) {
+  const Fixture f = make_fixture(6, 1);
+  Witness w = f.witnesses[0];
+  w.c.at_mut(5) += Fr::one();
+  EXPECT_EQ(check_witness_shape(f.pk, w, 2).size(), check_witness(f.pk, f.witnesses[0], 2).size());
+  try {
+    check_witness_rows(w, 2);
+    FAIL() << "an unsatisfied row passed";
+  } catch (const WitnessError& e) {
+    EXPECT_NE(std::string(e.what()).find("partition 2: a·b != c at constraint 5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_witness(f.pk, w, 2), WitnessError);
+  check_witness_rows(f.witnesses[0], 0);  // a satisfied witness passes
+  Witness short_b = f.witnesses[0];
+  std::vector<Fr> b = short_b.b.to_vector();
+  b.pop_back();
+  short_b.b = std::move(b);
+  EXPECT_THROW(check_witness_shape(f.pk, short_b, 0), WitnessError);
+}
+
 TEST(Groth16, KeyForAnotherCircuitIsRejected) {
   const Fixture small = make_fixture(6, 1);
   const Fixture big = make_fixture(7, 1);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <future>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -118,6 +119,10 @@ class Prover::Partition {
   bool staged = false, computed = false;
   std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
   MsmShape h_shape, l_shape, a_shape, b1_shape, b2_shape;
+  // a·b = c on every row (check_witness_rows), on host threads while the device works: the device
+  // never reads c (it makes c = a∘b), so the check only decides whether finish() gives a proof.
+  // Joined by finish(), or by the destructor when the partition is abandoned.
+  std::future<void> rows_checked;
 };
 
 struct Prover::Impl {
@@ -563,7 +568,7 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
                                                    std::size_t index) const {
   const Impl& m = *impl_;
   PartitionPtr p(new Partition);
-  p->domain = check_witness(m.pk, w, index);
+  p->domain = check_witness_shape(m.pk, w, index);
   const std::string where = "partition " + std::to_string(index) + ": ";
   if (p->domain.lg() != m.plan.shape.lg)
     throw std::invalid_argument(where + "the witness needs a 2^" + std::to_string(p->domain.lg()) +
@@ -574,9 +579,12 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   p->w = &w;
   p->rs = rs;
   p->h_terms = m.pk.h.size();
-  p->l = classify(w.input, w.aux, {}, m.num_inputs, m.num_aux);
-  p->a = classify(w.input, w.aux, m.a_vars, 0, m.a_vars.size());
-  p->b = classify(w.input, w.aux, m.b_vars, 0, m.b_vars.size());
+  {
+    const ZClasses z = classify_z(w.input, w.aux);  // one pass over the assignment for the three queries
+    p->l = select_split(z, {}, m.num_inputs, m.num_aux);
+    p->a = select_split(z, m.a_vars, 0, m.a_vars.size());
+    p->b = select_split(z, m.b_vars, 0, m.b_vars.size());
+  }
   if (!m.resident) {
     // The tail's scalars in tail order: only they cross PCIe with the chunks.
     p->l_tail = tail_scalars(p->l, w.input, w.aux, {}, m.num_inputs);
@@ -589,6 +597,9 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
     p->a_counts = counts(p->a, m.a_vars.size());
     p->b_counts = counts(p->b, m.b_vars.size());
   }
+  // The rows while the partition stages and computes (after the classes, not beside them: both
+  // read the assignment on every core).
+  p->rows_checked = std::async(std::launch::async, [&w, index] { check_witness_rows(w, index); });
   return p;
 }
 
@@ -790,6 +801,7 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
   const int ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
   check(device::EventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
+  p.rows_checked.get();  // WitnessError when a row is unsatisfied: no proof
   const int W = m.max_windows;
   std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
   std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));

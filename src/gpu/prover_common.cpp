@@ -1,6 +1,7 @@
 // Host side of the GPU prover: query variable maps, scalar classification, and the CPU twins of
 // the prover's kernels (prover_kernels.hpp, ec/fixed_base.hpp).
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <stdexcept>
@@ -13,29 +14,59 @@
 
 namespace pp::gpu {
 
-SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
-                   std::size_t offset, std::size_t points) {
+ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux) {
+  ZClasses out;
+  out.size = input.size() + aux.size();
+  const std::size_t words = (out.size + 63) / 64;
+  out.ones.assign(words, 0);
+  out.other.assign(words, 0);
+  const Fr one = Fr::one();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t w = r.begin(); w != r.end(); ++w) {
+      uint64_t ones = 0, other = 0;
+      for (std::size_t v = w * 64; v < std::min(out.size, w * 64 + 64); ++v) {
+        const Fr& x = v < input.size() ? input[v] : aux[v - input.size()];
+        if (x.is_zero()) continue;
+        (x == one ? ones : other) |= uint64_t(1) << (v % 64);
+      }
+      out.ones[w] = ones;
+      out.other[w] = other;
+    }
+  });
+  return out;
+}
+
+SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points) {
   SplitBits out;
   const std::size_t words = (points + 63) / 64;
   out.ones.assign(words, 0);
   out.other.assign(words, 0);
-  const Fr one = Fr::one();
-  tbb::parallel_for(std::size_t(0), words, [&](std::size_t w) {
-    uint64_t ones = 0, other = 0;
-    for (std::size_t p = w * 64; p < std::min(points, w * 64 + 64); ++p) {
-      const std::size_t v = vars.empty() ? offset + p : vars[p];
-      const Fr& x = v < input.size() ? input[v] : aux[v - input.size()];
-      if (x.is_zero()) continue;
-      (x == one ? ones : other) |= uint64_t(1) << (p % 64);
+  auto bit = [](const std::vector<uint64_t>& b, std::size_t v) { return (b[v / 64] >> (v % 64)) & 1; };
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t w = r.begin(); w != r.end(); ++w) {
+      uint64_t ones = 0, other = 0;
+      for (std::size_t p = w * 64; p < std::min(points, w * 64 + 64); ++p) {
+        const std::size_t v = vars.empty() ? offset + p : vars[p];
+        if (v >= z.size)
+          throw std::invalid_argument("select_split: point " + std::to_string(p) + " is variable " + std::to_string(v) +
+                                      ", the assignment has " + std::to_string(z.size));
+        ones |= bit(z.ones, v) << (p % 64);
+        other |= bit(z.other, v) << (p % 64);
+      }
+      out.ones[w] = ones;
+      out.other[w] = other;
     }
-    out.ones[w] = ones;
-    out.other[w] = other;
   });
   for (std::size_t w = 0; w < words; ++w) {
-    out.ones_count += std::size_t(__builtin_popcountll(out.ones[w]));
-    out.other_count += std::size_t(__builtin_popcountll(out.other[w]));
+    out.ones_count += std::size_t(popcount64(out.ones[w]));
+    out.other_count += std::size_t(popcount64(out.other[w]));
   }
   return out;
+}
+
+SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
+                   std::size_t offset, std::size_t points) {
+  return select_split(classify_z(input, aux), vars, offset, points);
 }
 
 std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,

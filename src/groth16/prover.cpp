@@ -132,6 +132,12 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
 }
 
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
+  const Domain domain = check_witness_shape(pk, w, part);
+  check_witness_rows(w, part);
+  return domain;
+}
+
+Domain check_witness_shape(const ProvingKey& pk, const Witness& w, std::size_t part) {
   const std::string where = partition_name(part);
   const QueryLayout layout = QueryLayout::of(pk);
   layout.check_counts(w.a.size(), w.input.size(), w.aux.size(), where);
@@ -144,7 +150,10 @@ Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   expect("c", w.c.size(), w.a.size());
   if (!w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
   layout.check_densities(w.densities, where);
-  const Domain domain = layout.domain(w.a.size(), pk.convention.domain_generator, where);
+  return layout.domain(w.a.size(), pk.convention.domain_generator, where);
+}
+
+void check_witness_rows(const Witness& w, std::size_t part) {
   // The lowest unsatisfied row, found in parallel (2^27 rows take seconds on one core).
   const std::size_t rows = w.a.size();
   const std::size_t bad = tbb::parallel_reduce(
@@ -156,9 +165,8 @@ Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
       },
       [](std::size_t x, std::size_t y) { return std::min(x, y); });
   if (bad < rows)
-    throw WitnessError(where + "a·b != c at constraint " + std::to_string(bad) +
-                                " (the witness does not satisfy the circuit)");
-  return domain;
+    throw WitnessError(partition_name(part) + "a·b != c at constraint " + std::to_string(bad) +
+                       " (the witness does not satisfy the circuit)");
 }
 
 

@@ -62,6 +62,16 @@ struct SplitBits {
 };
 SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
                    std::size_t offset, std::size_t points);
+// The same in two steps, so that a partition's three queries read the assignment once (at 2^26
+// each classify pass read 2 GiB of scalars): the classes of every variable of z = input ‖ aux as
+// bitmaps over z, then each query's bits selected from them. classify(...) ==
+// select_split(classify_z(input, aux), vars, offset, points).
+struct ZClasses {
+  std::vector<uint64_t> ones, other;  // bit v: z[v] == 1, z[v] not in {0, 1}
+  std::size_t size = 0;               // variables
+};
+ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux);
+SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
 
 // The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
 // cross to the device with a streamed SRS. Multithreaded.
