@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "proofpipe/io/key_cache.hpp"
 #include "proofpipe/io/params.hpp"
 
 using namespace pp;
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
     inf.vk.delta_g2 = G2Affine::infinity();
     write_params(dir / "vk_infinity.params", inf);
     write_vk(dir / "vk_only.vk", key(5, 1, 0, 0, 0, 0, 0).vk);  // 964 bytes, for parse_vk
+    write_key_cache(dir / "empty.ppk", key(1, 0, 0, 0, 0, 0, 0));  // 8192 bytes (a cache is whole pages)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
