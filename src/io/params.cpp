@@ -47,8 +47,8 @@ constexpr uint64_t kNoIndex = std::numeric_limits<uint64_t>::max();
 std::string errno_text(int err) { return std::strerror(err); }
 
 // ------------------------------------------------------------------------------------------------
-// Byte sources: the layout walk runs both over a mapped/in-memory file and over a file read with
-// pread (the header reader), so it only needs the size and small reads of the counts.
+// The byte source of the layout walk: a mapped or in-memory file; the walk only needs the size and
+// small reads of the counts.
 
 struct SpanSource {
   std::span<const uint8_t> bytes;
@@ -76,34 +76,12 @@ class FileDescriptor {
     const int fd = std::exchange(fd_, -1);
     if (::close(fd) != 0 && errno != EINTR) fail(name_, "close failed: " + errno_text(errno));
   }
-  uint64_t regular_file_size() const {
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail(name_, "cannot stat: " + errno_text(errno));
-    if (!S_ISREG(st.st_mode)) fail(name_, "not a regular file");
-    return uint64_t(st.st_size);
-  }
 
  private:
   int fd_ = -1;
   std::string name_;
 };
 
-struct FileSource {
-  const FileDescriptor& fd;
-  uint64_t file_size;
-  uint64_t size() const { return file_size; }
-  void read(uint64_t offset, uint8_t* dst, std::size_t n) const {
-    while (n > 0) {
-      const ssize_t got = ::pread(fd.get(), dst, n, off_t(offset));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) fail(fd.name(), "read failed at byte offset " + std::to_string(offset) + ": " + errno_text(errno));
-      if (got == 0) fail(fd.name(), "file shrank while being read (byte offset " + std::to_string(offset) + ")");
-      dst += got;
-      offset += uint64_t(got);
-      n -= std::size_t(got);
-    }
-  }
-};
 
 
 // ------------------------------------------------------------------------------------------------
@@ -256,14 +234,6 @@ VerifyingKey decode_vk(std::span<const uint8_t> bytes, const Layout& lay, std::s
   return vk;
 }
 
-// The first `lay.ic` bytes of a file through positioned reads (the header and VK readers).
-template <class Src>
-VerifyingKey load_vk(const Src& src, const Layout& lay, std::string_view name) {
-  const uint64_t vk_end = lay.ic.data_offset + lay.ic.count * lay.ic.point_bytes;
-  std::vector<uint8_t> buf(static_cast<std::size_t>(vk_end));
-  src.read(0, buf.data(), buf.size());
-  return decode_vk(buf, lay, name);
-}
 
 // ------------------------------------------------------------------------------------------------
 // Encoding. Both writers run the same encoder over a sink that hands out room for up to
@@ -505,11 +475,6 @@ VerifyingKey parse_vk(std::span<const uint8_t> bytes, std::string_view name) {
   return decode_vk(bytes, lay, name);
 }
 
-VerifyingKey read_vk(const std::filesystem::path& path) {
-  const FileDescriptor fd(path, O_RDONLY);
-  const FileSource src{fd, fd.regular_file_size()};
-  const Layout lay = walk_layout(src, fd.name(), true);
-  return load_vk(src, lay, fd.name());
-}
+VerifyingKey read_vk(const std::filesystem::path& path) { return parse_vk(map_key_file(path)->bytes(), path.string()); }
 
 }  // namespace pp
