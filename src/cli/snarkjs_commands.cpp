@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "commands.hpp"
+#include "heap_policy.hpp"
 #include "proofpipe/groth16/convention.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/io/params.hpp"
@@ -28,6 +29,7 @@ uint64_t random_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::
 }  // namespace
 
 int run_prove_snarkjs(const SnarkjsProveOptions& o) {
+  use_one_shot_heap_policy();
   const auto t0 = Clock::now();
   ZkeyReadOptions ro;
   ro.subgroup_check = o.subgroup_check;
