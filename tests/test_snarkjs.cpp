@@ -205,6 +205,15 @@ TEST(SnarkjsMalformed, MessagesNameTheProblemAndWhere) {
     EXPECT_NE(error_of([&] { (void)parse_zkey(b, "k.zkey"); }).find("coefficient 0: signal 4 >= nVars 4"),
               std::string::npos);
   }
+  {  // wrong in the coefficients and in a point: the coefficients are read beside the points,
+     // and their error is the one reported, every time (as a serial read would)
+    std::vector<uint8_t> b = z;
+    put_u32(b, section_offset(b, 4) + 4 + 8, 4);
+    b[section_offset(b, 5) + 96 + 48] ^= 1;
+    for (int i = 0; i < 20; ++i)
+      ASSERT_NE(error_of([&] { (void)parse_zkey(b, "k.zkey"); }).find("coefficient 0: signal 4 >= nVars 4"),
+                std::string::npos);
+  }
   {  // not Groth16
     std::vector<uint8_t> b = z;
     put_u32(b, section_offset(b, 1), 2);

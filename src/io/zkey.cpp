@@ -3,8 +3,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 
 #include <atomic>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -117,45 +119,70 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
     for (uint32_t id : {5u, 6u, 7u, 8u, 9u}) (void)file.section(id, "point section");
     return z;
   }
-  z.coefficients.resize(num_coefficients);
-  for (uint32_t k = 0; k < num_coefficients; ++k) {
-    const uint64_t at = coeffs.offset();
-    ZkeyCoefficient& c = z.coefficients[k];
-    c.matrix = coeffs.u32("matrix");
-    c.constraint = coeffs.u32("constraint");
-    c.signal = coeffs.u32("signal");
-    auto which = [k] { return "coefficient " + std::to_string(k); };  // built only for an error
-    if (c.matrix > 1) coeffs.fail_at(at, which() + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
-    if (c.constraint >= z.domain_size)
-      coeffs.fail_at(at, which() + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
-                             std::to_string(z.domain_size));
-    if (c.signal >= z.num_vars)
-      coeffs.fail_at(at, which() + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
-    const uint64_t v_at = coeffs.offset();
-    if (!zkey_coefficient_from_bytes(c.value, coeffs.bytes(32, "value").first<32>()))
-      coeffs.fail_at(v_at, which() + ": value is not below r");
-  }
-  coeffs.expect_end();
-
-  const bool sub = options.subgroup_check;
-  auto g1_section = [&](uint32_t id, const char* what, std::size_t count) {
-    SectionReader in = file.section(id, what);
-    if (in.remaining() != count * kZkeyG1Bytes)
-      in.fail(std::string(what) + ": " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(count) +
-              " points × 96 = " + std::to_string(count * kZkeyG1Bytes));
-    return read_points<G1Affine, kZkeyG1Bytes>(in, count, what, sub, g1_from_lem);
+  auto read_coefficients = [&] {
+    z.coefficients.resize(num_coefficients);
+    for (uint32_t k = 0; k < num_coefficients; ++k) {
+      const uint64_t at = coeffs.offset();
+      ZkeyCoefficient& c = z.coefficients[k];
+      c.matrix = coeffs.u32("matrix");
+      c.constraint = coeffs.u32("constraint");
+      c.signal = coeffs.u32("signal");
+      auto which = [k] { return "coefficient " + std::to_string(k); };  // built only for an error
+      if (c.matrix > 1) coeffs.fail_at(at, which() + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
+      if (c.constraint >= z.domain_size)
+        coeffs.fail_at(at, which() + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
+                               std::to_string(z.domain_size));
+      if (c.signal >= z.num_vars)
+        coeffs.fail_at(at, which() + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
+      const uint64_t v_at = coeffs.offset();
+      if (!zkey_coefficient_from_bytes(c.value, coeffs.bytes(32, "value").first<32>()))
+        coeffs.fail_at(v_at, which() + ": value is not below r");
+    }
+    coeffs.expect_end();
   };
-  z.a = g1_section(5, "A", z.num_vars);
-  z.b1 = g1_section(6, "B1", z.num_vars);
-  {
-    SectionReader in = file.section(7, "B2");
-    if (in.remaining() != z.num_vars * kZkeyG2Bytes)
-      in.fail("B2: " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(z.num_vars) +
-              " points × 192 = " + std::to_string(z.num_vars * kZkeyG2Bytes));
-    z.b2 = read_points<G2Affine, kZkeyG2Bytes>(in, z.num_vars, "B2", sub, g2_from_lem);
-  }
-  z.c = g1_section(8, "C", z.num_vars - z.num_public - 1);
-  z.h = g1_section(9, "H", z.domain_size);
+  auto read_point_sections = [&] {
+    const bool sub = options.subgroup_check;
+    auto g1_section = [&](uint32_t id, const char* what, std::size_t count) {
+      SectionReader in = file.section(id, what);
+      if (in.remaining() != count * kZkeyG1Bytes)
+        in.fail(std::string(what) + ": " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(count) +
+                " points × 96 = " + std::to_string(count * kZkeyG1Bytes));
+      return read_points<G1Affine, kZkeyG1Bytes>(in, count, what, sub, g1_from_lem);
+    };
+    z.a = g1_section(5, "A", z.num_vars);
+    z.b1 = g1_section(6, "B1", z.num_vars);
+    {
+      SectionReader in = file.section(7, "B2");
+      if (in.remaining() != z.num_vars * kZkeyG2Bytes)
+        in.fail("B2: " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(z.num_vars) +
+                " points × 192 = " + std::to_string(z.num_vars * kZkeyG2Bytes));
+      z.b2 = read_points<G2Affine, kZkeyG2Bytes>(in, z.num_vars, "B2", sub, g2_from_lem);
+    }
+    z.c = g1_section(8, "C", z.num_vars - z.num_public - 1);
+    z.h = g1_section(9, "H", z.domain_size);
+  };
+  // The coefficients (a serial parse, ~18 ms for a 2^16 key here) and the point sections (parallel
+  // decoding) are independent: the coefficients run as one task beside the point chunks. The
+  // coefficients' error, if any, wins, so a file that is wrong in both reports what a serial
+  // read would.
+  std::exception_ptr coefficient_error, point_error;
+  tbb::parallel_invoke(
+      [&] {
+        try {
+          read_coefficients();
+        } catch (...) {
+          coefficient_error = std::current_exception();
+        }
+      },
+      [&] {
+        try {
+          read_point_sections();
+        } catch (...) {
+          point_error = std::current_exception();
+        }
+      });
+  if (coefficient_error) std::rethrow_exception(coefficient_error);
+  if (point_error) std::rethrow_exception(point_error);
   if (file.has(10)) {
     SectionReader in = file.section(10, "MPC parameters");
     const auto raw = in.bytes(in.remaining(), "MPC parameters");
