@@ -565,6 +565,125 @@ TEST(FpLazy, WideProductAndReductionMatchGmp) {
 }
 #endif
 
+// The lazy-reduction arithmetic the GPU's curve formulas use (ff/wide.hpp), on its portable
+// bodies: the product of loose operands (up to 2p - 1, the sums add_loose makes), the reduction of
+// anything below its bound 8p^2 (edges included), and the formulas built on them (the Fp2 product,
+// a·b - c·d in Fp and Fp2) on edge coordinates, where their offsets by multiples of p^2 are tight.
+TEST(FpWide, PortableProductAndReductionMatchGmp) {
+  std::mt19937_64 rng(kSeed + 8);
+  const Mpz p = modulus_mpz<Fp>();
+  Mpz r, rinv, two_p, bound;
+  mpz_setbit(r.get(), 384);
+  ASSERT_NE(mpz_invert(rinv.get(), r.get(), p.get()), 0);
+  mpz_mul_ui(two_p.get(), p.get(), 2);
+  mpz_mul(bound.get(), p.get(), p.get());
+  mpz_mul_ui(bound.get(), bound.get(), 8);  // 8p^2
+  auto loose = [&](int t) {
+    Mpz x;
+    switch (t % 5) {
+      case 0: mpz_sub_ui(x.get(), two_p.get(), 1 + rng() % 3); break;  // the largest loose values
+      case 1: mpz_set_ui(x.get(), rng() % 3); break;
+      default: {
+        uint64_t v[6];
+        for (uint64_t& w : v) w = rng();
+        x = to_mpz<6>(v);
+        mpz_mod(x.get(), x.get(), two_p.get());
+      }
+    }
+    return x;
+  };
+  for (int t = 0; t < 20000; ++t) {
+    const Mpz av = loose(t), bv = loose(t / 5);
+    Fp a, b;
+    from_mpz<6>(a.l, av);
+    from_mpz<6>(b.l, bv);
+    Wide<FpParams> w;
+    mul_wide(w, a, b);
+    Mpz want;
+    mpz_mul(want.get(), av.get(), bv.get());
+    ASSERT_EQ(to_mpz<12>(w.l), want) << av.hex() << " * " << bv.hex();
+  }
+  std::vector<Mpz> inputs;
+  for (unsigned long v : {0UL, 1UL, 2UL}) {
+    Mpz x;
+    mpz_set_ui(x.get(), v);
+    inputs.push_back(x);
+    mpz_sub_ui(x.get(), bound.get(), v + 1);
+    inputs.push_back(x);
+  }
+  for (int bit : {64, 383, 384, 385, 700, 763}) {
+    Mpz x;
+    mpz_setbit(x.get(), bit);
+    mpz_sub_ui(x.get(), x.get(), 1);
+    inputs.push_back(x);
+  }
+  for (int t = 0; t < 20000; ++t) {
+    uint64_t v[12];
+    for (uint64_t& w : v) w = rng();
+    Mpz x = to_mpz<12>(v);
+    mpz_mod(x.get(), x.get(), bound.get());
+    inputs.push_back(x);
+  }
+  for (const Mpz& x : inputs) {
+    ASSERT_LT(mpz_cmp(x.get(), bound.get()), 0);
+    Wide<FpParams> w;
+    from_mpz<12>(w.l, x);
+    Fp out;
+    redc(out, w);
+    Mpz want;
+    mpz_mul(want.get(), x.get(), rinv.get());
+    mpz_mod(want.get(), want.get(), p.get());
+    ASSERT_EQ(to_mpz<6>(out.l), want) << "t = " << x.hex();
+  }
+}
+
+TEST(FpWide, LazyFormulasMatchGmp) {
+  std::mt19937_64 rng(kSeed + 9);
+  const Mpz p = modulus_mpz<Fp>();
+  std::vector<Mpz> pool;
+  for (long v : {0L, 1L, 2L, -1L, -2L}) {
+    Mpz x;
+    mpz_set_si(x.get(), v);
+    mpz_mod(x.get(), x.get(), p.get());
+    pool.push_back(x);
+  }
+  const size_t edges = pool.size();
+  for (int i = 0; i < 16; ++i) pool.push_back(value(random_element<Fp>(rng)));
+  auto pick = [&](int t) { return pool[t % 3 ? rng() % edges : rng() % pool.size()]; };
+  for (int t = 0; t < 20000; ++t) {
+    Mpz v[8];
+    for (Mpz& x : v) x = pick(t);
+    Fp e[8];
+    for (int i = 0; i < 8; ++i) e[i] = element<Fp>(v[i]);
+    // Fp: a·b - c·d.
+    Fp got;
+    mul_sub_mul_lazy(got, e[0], e[1], e[2], e[3]);
+    Mpz want, t1;
+    mpz_mul(want.get(), v[0].get(), v[1].get());
+    mpz_mul(t1.get(), v[2].get(), v[3].get());
+    mpz_sub(want.get(), want.get(), t1.get());
+    mpz_mod(want.get(), want.get(), p.get());
+    ASSERT_EQ(value(got), want) << "Fp a·b - c·d, t = " << t;
+    // Fp2: the product, with its result aliasing an input, and a·b - c·d.
+    const Fp2 a{e[0], e[1]}, b{e[2], e[3]}, c{e[4], e[5]}, d{e[6], e[7]};
+    Mpz re, im, re2, im2;
+    fp2_product_gmp(re, im, &v[0], &v[2], p);
+    Fp2 prod = a;
+    detail::fp2_mul_wide(prod.c0, prod.c1, prod.c0, prod.c1, b.c0, b.c1);
+    ASSERT_EQ(value(prod.c0), re) << "Fp2 product, t = " << t;
+    ASSERT_EQ(value(prod.c1), im) << "Fp2 product, t = " << t;
+    fp2_product_gmp(re2, im2, &v[4], &v[6], p);
+    mpz_sub(re.get(), re.get(), re2.get());
+    mpz_mod(re.get(), re.get(), p.get());
+    mpz_sub(im.get(), im.get(), im2.get());
+    mpz_mod(im.get(), im.get(), p.get());
+    Fp2 diff;
+    detail::fp2_mul_sub_mul_wide(diff, a, b, c, d);
+    ASSERT_EQ(value(diff.c0), re) << "Fp2 a·b - c·d, t = " << t;
+    ASSERT_EQ(value(diff.c1), im) << "Fp2 a·b - c·d, t = " << t;
+  }
+}
+
 TEST(Fp2, SqrtRoundTripAndNonSquares) {
   std::mt19937_64 rng(kSeed + 5);
   int non_squares = 0;
