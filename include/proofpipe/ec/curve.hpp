@@ -179,7 +179,7 @@ struct alignas(8) XYZZ {
     const F Mv = X2.dbl() + X2;
     XYZZ r;
     r.X = Mv.sqr() - S.dbl();
-    mul_sub_mul(r.Y, Mv, S - r.X, Wv, Y);
+    r.Y = Mv * (S - r.X) - Wv * Y;
     r.ZZ = V * ZZ;
     r.ZZZ = Wv * ZZZ;
     return r;
@@ -196,7 +196,7 @@ struct alignas(8) XYZZ {
     const F Mv = X2.dbl() + X2;
     XYZZ r;
     r.X = Mv.sqr() - S.dbl();
-    mul_sub_mul(r.Y, Mv, S - r.X, Wv, q.y);
+    r.Y = Mv * (S - r.X) - Wv * q.y;
     r.ZZ = V;
     r.ZZZ = Wv;
     return r;
@@ -216,7 +216,7 @@ struct alignas(8) XYZZ {
     const F Q = X * PP;
     XYZZ r;
     r.X = R.sqr() - PPP - Q.dbl();
-    mul_sub_mul(r.Y, R, Q - r.X, Y, PPP);
+    r.Y = R * (Q - r.X) - Y * PPP;
     r.ZZ = ZZ * PP;
     r.ZZZ = ZZZ * PPP;
     return r;
@@ -238,7 +238,7 @@ struct alignas(8) XYZZ {
     const F Q = U1 * PP;
     XYZZ r;
     r.X = R.sqr() - PPP - Q.dbl();
-    mul_sub_mul(r.Y, R, Q - r.X, S1, PPP);
+    r.Y = R * (Q - r.X) - S1 * PPP;
     r.ZZ = ZZ * q.ZZ * PP;
     r.ZZZ = ZZZ * q.ZZZ * PPP;
     return r;

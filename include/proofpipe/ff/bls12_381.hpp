@@ -4,7 +4,6 @@
 #include <cstdint>
 
 #include "proofpipe/ff/field.hpp"
-#include "proofpipe/ff/wide.hpp"
 
 namespace pp {
 
@@ -102,27 +101,6 @@ PP_HD inline bool sqrt(Fp& out, const Fp& a) {
   return true;
 }
 
-namespace detail {
-// (r0, r1) = (a0 + a1·u)(b0 + b1·u): Karatsuba with lazy reduction, 3 product halves and 2
-// reductions (wide.hpp) where 3 Montgomery products would cost 3 of each. The device's Fp2
-// product; x86-64 hosts run the same scheme in assembly (fp2_mul_lazy). Outputs may alias inputs.
-PP_HD PP_INLINE void fp2_mul_wide(Fp& r0, Fp& r1, const Fp& a0, const Fp& a1, const Fp& b0, const Fp& b1) {
-  Wide<FpParams> v0, v1, s;
-  Fp sa, sb;
-  mul_wide(v0, a0, b0);
-  mul_wide(v1, a1, b1);
-  add_loose(sa, a0, a1);
-  add_loose(sb, b0, b1);
-  mul_wide(s, sa, sb);  // < 4p^2
-  sub_wide(s, s, v0);
-  sub_wide(s, s, v1);  // a0·b1 + a1·b0, in [0, 2p^2)
-  sub_wide(v0, v0, v1);
-  add_p2<1>(v0);  // a0·b0 - a1·b1 + p^2, in (0, 2p^2)
-  redc(r0, v0);
-  redc(r1, s);
-}
-}  // namespace detail
-
 // Fp2 = Fp[u] / (u^2 + 1). Layout: c0 then c1 (c0 + c1·u).
 struct alignas(8) Fp2 {
   Fp c0, c1;
@@ -137,21 +115,25 @@ struct alignas(8) Fp2 {
   PP_HD friend Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
   PP_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   PP_HD Fp2 operator-() const { return {-c0, -c1}; }
-  // Karatsuba: 3 base multiplications; on the device (detail::fp2_mul_wide) and on x86-64 hosts
-  // with the mulx kernels (detail::fp2_mul_lazy) their products share two Montgomery reductions.
+  // Karatsuba: 3 base multiplications; on x86-64 hosts with the mulx kernels their
+  // products share two Montgomery reductions (detail::fp2_mul_lazy).
   PP_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
-    Fp2 r;
-    mul_into(r, a, b);
-    return r;
+#if !PP_DEVICE_CODE && defined(__x86_64__)
+    if (__builtin_expect(detail::g_host_mulx, 1)) {
+      Fp2 r;
+      detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
+      return r;
+    }
+#endif
+    const Fp v0 = a.c0 * b.c0;
+    const Fp v1 = a.c1 * b.c1;
+    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
   PP_HD Fp2 operator*(const Fp& s) const { return {c0 * s, c1 * s}; }
   // The same product written into r (the lazy kernel, or Fp's mul_into: no Fp temporaries to copy);
   // r may alias a or b: every input is read before r is written.
   PP_HD PP_INLINE friend void mul_into(Fp2& r, const Fp2& a, const Fp2& b) {
-#if PP_DEVICE_CODE
-    detail::fp2_mul_wide(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
-#else
-#if defined(__x86_64__)
+#if !PP_DEVICE_CODE && defined(__x86_64__)
     if (__builtin_expect(detail::g_host_mulx, 1)) {
       detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
       return;
@@ -166,7 +148,6 @@ struct alignas(8) Fp2 {
     sub_into(r.c0, v0, v1);
     sub_into(s, s, v0);
     sub_into(r.c1, s, v1);
-#endif
   }
   PP_HD PP_INLINE friend void sqr_into(Fp2& r, const Fp2& a) {
     Fp m, t, s, d;
@@ -235,46 +216,6 @@ struct alignas(8) Fp2 {
     return c1.is_zero() ? c0.is_lexicographically_largest() : c1.is_lexicographically_largest();
   }
 };
-
-namespace detail {
-// r = a·b - c·d in Fp2 with lazy reduction: 6 product halves (two Karatsuba products) and 2
-// reductions where two Fp2 products and a difference cost 6 full products. Inputs reduced (< p).
-PP_HD PP_INLINE void fp2_mul_sub_mul_wide(Fp2& r, const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) {
-  Wide<FpParams> x0, x1, t, u;
-  Fp s0, s1;
-  mul_wide(x0, a.c0, b.c0);
-  mul_wide(t, a.c1, b.c1);
-  add_loose(s0, a.c0, a.c1);
-  add_loose(s1, b.c0, b.c1);
-  mul_wide(x1, s0, s1);
-  sub_wide(x1, x1, x0);
-  sub_wide(x1, x1, t);  // a0·b1 + a1·b0, in [0, 2p^2)
-  sub_wide(x0, x0, t);  // a0·b0 - a1·b1, in (-p^2, p^2)
-  mul_wide(t, c.c0, d.c0);
-  mul_wide(u, c.c1, d.c1);
-  sub_wide(x0, x0, t);
-  add_wide(x0, x0, u);  // (a·b - c·d).c0, in (-2p^2, 2p^2)
-  add_loose(s0, c.c0, c.c1);
-  add_loose(s1, d.c0, d.c1);
-  add_wide(t, t, u);
-  mul_wide(u, s0, s1);
-  sub_wide(u, u, t);    // c0·d1 + c1·d0, in [0, 2p^2)
-  sub_wide(x1, x1, u);  // (a·b - c·d).c1, in (-2p^2, 2p^2)
-  add_p2<2>(x0);
-  add_p2<2>(x1);  // both in (0, 4p^2)
-  redc(r.c0, x0);
-  redc(r.c1, x1);
-}
-}  // namespace detail
-
-// r = a·b - c·d: lazily reduced on the device, two products on the host (see Fp's mul_sub_mul).
-PP_HD PP_INLINE void mul_sub_mul(Fp2& r, const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) {
-#if PP_DEVICE_CODE
-  detail::fp2_mul_sub_mul_wide(r, a, b, c, d);
-#else
-  r = a * b - c * d;
-#endif
-}
 static_assert(sizeof(Fp2) == 96 && alignof(Fp2) == 8);
 
 // Square root in Fp2 for p = 3 mod 4 (Adj, Rodriguez-Henriquez, "Square root computation over

@@ -169,21 +169,6 @@ __device__ PP_INLINE void mont_row_ptx(uint32_t* ev, uint32_t* od, const uint32_
   asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[W - 1]));
 }
 
-// r = t - m if t >= m, else t, for t < 2m (the last step of every Montgomery reduction).
-template <int W>
-__device__ PP_INLINE void csub_ptx(uint32_t* r, const uint32_t* t, const uint32_t* m) {
-  uint32_t d[W];
-  uint32_t borrow;
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(m[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j)
-    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(t[j]), "r"(m[j]));
-  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
-  // borrow == 0xffffffff when t < m (keep t); 0 when t >= m (take d).
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
-}
-
 template <int W>
 __device__ PP_INLINE void mont_mul_ptx(uint32_t* r, const uint32_t* a, const uint32_t* b,
                                        const uint32_t* m, uint32_t inv) {
@@ -200,7 +185,17 @@ __device__ PP_INLINE void mont_mul_ptx(uint32_t* r, const uint32_t* a, const uin
   for (int j = 1; j < W - 1; ++j)
     asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(ev[j]) : "r"(od[j + 1]));
   asm volatile("addc.u32 %0, %0, 0;" : "+r"(ev[W - 1]));
-  csub_ptx<W>(r, ev, m);
+  // T < 2p: one conditional subtraction.
+  uint32_t d[W];
+  uint32_t borrow;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(ev[0]), "r"(m[0]));
+#pragma unroll
+  for (int j = 1; j < W; ++j)
+    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(ev[j]), "r"(m[j]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
+  // borrow == 0xffffffff when T < p (keep T); 0 when T >= p (take d).
+#pragma unroll
+  for (int j = 0; j < W; ++j) r[j] = borrow ? ev[j] : d[j];
 }
 
 // The Montgomery factor -p^-1 mod 2^32 as mont_mul_ptx should see it. Fr's is 2^32 - 1: given
