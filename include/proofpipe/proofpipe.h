@@ -109,7 +109,8 @@ typedef struct pp_engine_stats {
   uint64_t partitions_proven; /* successful partitions since creation */
   uint64_t calls_succeeded, calls_failed, calls_cancelled;
   uint64_t partitions_on_cpu; /* of partitions_proven, those the CPU prover made */
-  /* Cumulative wall time per stage, milliseconds (the CPU prover's ProveTimings). */
+  /* Cumulative wall time per stage, milliseconds (the CPU prover's ProveTimings; where L's and
+   * B_G1's scalars are dense they join H's MSM and their time is in ms_msm_h). */
   double ms_checks, ms_ntt, ms_msm_h, ms_msm_l, ms_msm_a, ms_msm_b_g1, ms_msm_b_g2, ms_assembly;
   double ms_gpu_busy; /* time some GPU ran kernels for this engine (0 on the CPU prover) */
   uint32_t gpus;      /* GPUs the engine proves on (0: CPU only) */

@@ -32,21 +32,29 @@ Fr random_scalar(std::mt19937_64& rng) {
   }
 }
 
-// The split MSM: scalars equal to 0 are skipped, those equal to 1 are batch-added from a bitmap,
-// the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
-// A vector whose scalars are mostly other values (a dense circom witness) goes to Pippenger
-// whole: its 0s and 1s cost little there (no digit, or one), and copying the tail's points
-// (12 MB for a 2^16 G2 vector) cost more than the batch addition saved.
-template <class C>
-Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+// How many scalars are neither 0 nor 1.
+std::size_t count_other(std::span<const Fr> scalars) {
   const Fr one = Fr::one();
-  const std::size_t other = tbb::parallel_reduce(
+  return tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, scalars.size(), 1 << 14), std::size_t(0),
       [&](const tbb::blocked_range<std::size_t>& r, std::size_t count) {
         for (std::size_t i = r.begin(); i != r.end(); ++i) count += !scalars[i].is_zero() && !(scalars[i] == one);
         return count;
       },
       std::plus<>());
+}
+
+// Whether split_msm sends the vector to Pippenger whole: its scalars are mostly other values
+// (a dense circom witness), whose 0s and 1s cost little there (no digit, or one), and copying
+// the tail's points (12 MB for a 2^16 G2 vector) cost more than the batch addition saved.
+bool pippenger_whole(std::span<const Fr> scalars) { return 2 * count_other(scalars) > scalars.size(); }
+
+// The split MSM: scalars equal to 0 are skipped, those equal to 1 are batch-added from a bitmap,
+// the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
+template <class C>
+Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+  const Fr one = Fr::one();
+  const std::size_t other = count_other(scalars);
   if (2 * other > scalars.size()) return msm<C>(points, scalars);
   std::vector<uint64_t> ones((points.size() + 63) / 64, 0);
   std::vector<Affine<C>> tail_points;
@@ -228,19 +236,54 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
   const std::vector<Fr> a_scalars = gather_scalars(w.input, w.aux, layout.a_variables(w.densities));
   const std::vector<Fr> b_scalars = gather_scalars(w.input, w.aux, layout.b_variables(w.densities));
 
+  // C needs H, L and B_G1 only as sum H + sum L + r·sum B_G1 (assemble_proof: r·(beta_1 +
+  // sum B_G1 + s·delta_1)). Where L's and B_G1's scalars are dense, so that each would be one
+  // Pippenger MSM anyway, they join H's MSM (B_G1's scalars times r) if that widens its window:
+  // one MSM over ~3x the points with fewer windows per point, one bucket reduction per window
+  // instead of three. sums.l and sums.b_g1 are then infinity and assemble_proof adds the same
+  // C. Vectors of mostly 0s and 1s keep their split MSM (a batch addition is far cheaper).
+  // Measured on the 2-core VM (docs/PERF.md, issue 18, sixth round): a 2^14 Poseidon key's H,
+  // L, B_G1 (16,384 + 15,615 + 10,241 points, windows 11, 11, 10 -> 12) in 0.89 of the time of
+  // the three MSMs; at 2^16 (window 13 either way) joining gained nothing (the joined points
+  // no longer fit the caches as well), hence the condition.
+  const bool l_dense = pippenger_whole(w.aux), b_g1_dense = pippenger_whole(b_scalars);
+  const std::size_t joined = pk.h.size() + (l_dense ? pk.l.size() : 0) + (b_g1_dense ? pk.b_g1.size() : 0);
+  const bool widens = msm_default_window(joined) > msm_default_window(pk.h.size());
+  const bool l_joins = l_dense && widens, b_g1_joins = b_g1_dense && widens;
+  std::vector<Fr> rb;
   MsmSums sums;
   t0 = Clock::now();
-  sums.h = msm<G1Curve>(pk.h, std::span<const Fr>(a.data(), pk.h.size()));
+  {
+    std::vector<MsmPart<G1Curve>> c_parts{{pk.h, std::span<const Fr>(a.data(), pk.h.size())}};
+    if (l_joins) c_parts.push_back({pk.l, w.aux});
+    if (b_g1_joins) {
+      rb.resize(b_scalars.size());
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rb.size(), 4096),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t i = r.begin(); i != r.end(); ++i) rb[i] = b_scalars[i] * rs.r;
+                        });
+      c_parts.push_back({pk.b_g1, rb});
+    }
+    sums.h = msm_sum<G1Curve>(c_parts);
+  }
   total.msm_h += ms_since(t0);
-  t0 = Clock::now();
-  sums.l = split_msm<G1Curve>(pk.l, w.aux);
-  total.msm_l += ms_since(t0);
+  if (l_joins) {
+    sums.l = G1Jacobian::infinity();
+  } else {
+    t0 = Clock::now();
+    sums.l = split_msm<G1Curve>(pk.l, w.aux);
+    total.msm_l += ms_since(t0);
+  }
   t0 = Clock::now();
   sums.a = split_msm<G1Curve>(pk.a, a_scalars);
   total.msm_a += ms_since(t0);
-  t0 = Clock::now();
-  sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
-  total.msm_b_g1 += ms_since(t0);
+  if (b_g1_joins) {
+    sums.b_g1 = G1Jacobian::infinity();
+  } else {
+    t0 = Clock::now();
+    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
+    total.msm_b_g1 += ms_since(t0);
+  }
   t0 = Clock::now();
   sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars);
   total.msm_b_g2 += ms_since(t0);

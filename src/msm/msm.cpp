@@ -34,41 +34,49 @@ constexpr int kMaxWindow = 20;
 constexpr int kHalfBits = 128;  // glv::split's k1, k2 < 2^128
 constexpr int glv_windows(int c) { return kHalfBits / c + 1; }  // as num_windows, for 128 bits
 
+// Calls f(i, part, j) for every point of the parts' concatenation, i = the point's index in it
+// and j its index in `part`, in parallel.
+template <class C, class F>
+void for_each_point(std::span<const MsmPart<C>> parts, std::size_t n, const F& f) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::size_t p = 0, off = 0;
+    while (off + parts[p].points.size() <= r.begin()) off += parts[p++].points.size();
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      while (i - off >= parts[p].points.size()) off += parts[p++].points.size();
+      f(i, parts[p], i - off);
+    }
+  });
+}
+
 // Signed digits of every half scalar, window-major (digits[w*2n + j]) so that the bucket pass
 // over one window streams through memory: column i holds k1 (for P_i), column n + i holds k2
-// (for φ(P_i)). A point at infinity gets all-zero digits: it contributes nothing and would
-// only cost a bucket visit.
+// (for φ(P_i)), i counting through the parts' concatenation. A point at infinity gets all-zero
+// digits: it contributes nothing and would only cost a bucket visit.
 template <class C>
-std::vector<int32_t> signed_digits(std::span<const Affine<C>> points, std::span<const Fr> scalars,
-                                   int c, int nw) {
-  const std::size_t n = scalars.size(), m = 2 * n;
+std::vector<int32_t> signed_digits(std::span<const MsmPart<C>> parts, std::size_t n, int c, int nw) {
+  const std::size_t m = 2 * n;
   std::vector<int32_t> digits(std::size_t(nw) * m);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      if (points[i].is_infinity()) {
-        for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + i] = digits[std::size_t(w) * m + n + i] = 0;
-        continue;
-      }
-      uint64_t k[4], k1[4], k2[4];
-      scalars[i].to_canonical(k);
-      glv::split(k, k1, k2);
-      msm_digits::signed_digits(k1, c, nw, digits.data() + i, m);
-      msm_digits::signed_digits(k2, c, nw, digits.data() + n + i, m);
+  for_each_point(parts, n, [&](std::size_t i, const MsmPart<C>& part, std::size_t j) {
+    if (part.points[j].is_infinity()) {
+      for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + i] = digits[std::size_t(w) * m + n + i] = 0;
+      return;
     }
+    uint64_t k[4], k1[4], k2[4];
+    part.scalars[j].to_canonical(k);
+    glv::split(k, k1, k2);
+    msm_digits::signed_digits(k1, c, nw, digits.data() + i, m);
+    msm_digits::signed_digits(k2, c, nw, digits.data() + n + i, m);
   });
   return digits;
 }
 
 // The 2n points the digits refer to: P_i and φ(P_i) = (β·x, y) (one product each).
 template <class C>
-std::vector<Affine<C>> glv_points(std::span<const Affine<C>> points) {
-  const std::size_t n = points.size();
+std::vector<Affine<C>> glv_points(std::span<const MsmPart<C>> parts, std::size_t n) {
   std::vector<Affine<C>> out(2 * n);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      out[i] = points[i];
-      out[n + i] = glv::endo(points[i]);
-    }
+  for_each_point(parts, n, [&](std::size_t i, const MsmPart<C>& part, std::size_t j) {
+    out[i] = part.points[j];
+    out[n + i] = glv::endo(part.points[j]);
   });
   return out;
 }
@@ -657,16 +665,32 @@ Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, 
   if (points.size() != scalars.size())
     throw std::invalid_argument("msm: " + std::to_string(points.size()) + " points but " +
                                 std::to_string(scalars.size()) + " scalars");
+  const MsmPart<C> part{points, scalars};
+  return msm_sum<C>(std::span<const MsmPart<C>>(&part, 1), options);
+}
+
+template <class C>
+Jacobian<C> msm_sum(std::span<const MsmPart<C>> all_parts, const MsmOptions& options) {
+  std::vector<MsmPart<C>> parts;  // the non-empty ones
+  std::size_t total = 0;
+  for (const MsmPart<C>& part : all_parts) {
+    if (part.points.size() != part.scalars.size())
+      throw std::invalid_argument("msm: " + std::to_string(part.points.size()) + " points but " +
+                                  std::to_string(part.scalars.size()) + " scalars");
+    if (part.points.empty()) continue;
+    parts.push_back(part);
+    total += part.points.size();
+  }
   if (options.window_bits < 0 || options.window_bits > kMaxWindow)
     throw std::invalid_argument("msm: window_bits must be 0 (auto) or 1.." + std::to_string(kMaxWindow) +
                                 ", got " + std::to_string(options.window_bits));
-  if (points.empty()) return Jacobian<C>::infinity();
-  const int c = options.window_bits ? options.window_bits : msm_default_window(points.size());
+  if (total == 0) return Jacobian<C>::infinity();
+  const int c = options.window_bits ? options.window_bits : msm_default_window(total);
   // GLV: sum_i k_i·P_i = sum_i k1_i·P_i + k2_i·φ(P_i), an MSM over twice the points with
   // 128-bit scalars: as many bucket additions, half the windows (bucket reductions).
   const int nw = glv_windows(c);
-  const std::vector<int32_t> digits = signed_digits(points, scalars, c, nw);
-  const std::vector<Affine<C>> glv_pts = glv_points(points);
+  const std::vector<int32_t> digits = signed_digits<C>(parts, total, c, nw);
+  const std::vector<Affine<C>> glv_pts = glv_points<C>(parts, total);
   const std::size_t n = glv_pts.size();
 
   const int threads = tbb::this_task_arena::max_concurrency();
@@ -739,6 +763,8 @@ Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> sca
 
 template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
 template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
+template Jacobian<G1Curve> msm_sum(std::span<const MsmPart<G1Curve>>, const MsmOptions&);
+template Jacobian<G2Curve> msm_sum(std::span<const MsmPart<G2Curve>>, const MsmOptions&);
 template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
 template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
 template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);

@@ -40,7 +40,9 @@ ProvingKey key_from_scalars(const KeyScalars& scalars, const ProgressFn& progres
 // The verifying key's alpha, beta, gamma, delta points and the convention; no queries.
 ProvingKey key_skeleton(const KeyScalars& scalars);
 
-// Per-stage wall times of one prove() call, in milliseconds.
+// Per-stage wall times of one prove() call, in milliseconds. msm_h is the MSM for C: H's, and
+// L's and B_G1's when their scalars are dense (they then join H's MSM; msm_l and msm_b_g1 get
+// nothing from that partition).
 struct ProveTimings {
   double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
   ProveTimings& operator+=(const ProveTimings& o) {

@@ -27,6 +27,19 @@ int msm_default_window(std::size_t n);
 template <class C>
 Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options = {});
 
+// One term of msm_sum: points.size() must equal scalars.size().
+template <class C>
+struct MsmPart {
+  std::span<const Affine<C>> points;
+  std::span<const Fr> scalars;
+};
+
+// sum over the parts of msm(part.points, part.scalars), as ONE MSM over their concatenation
+// (the window chosen for the total count, one bucket reduction per window): cheaper than
+// separate MSMs when only the sum is wanted (a proof's C takes H, L and r·B_G1 together).
+template <class C>
+Jacobian<C> msm_sum(std::span<const MsmPart<C>> parts, const MsmOptions& options = {});
+
 // sum of points[i] for every i whose bit is set in `bitmap` (64-bit words, LSB first: bit i is
 // word i/64, bit i%64). bitmap must hold at least ceil(points.size()/64) words
 // (std::invalid_argument otherwise); bits past the last point and extra words are ignored.
@@ -40,6 +53,8 @@ Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> sca
 
 extern template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
 extern template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
+extern template Jacobian<G1Curve> msm_sum(std::span<const MsmPart<G1Curve>>, const MsmOptions&);
+extern template Jacobian<G2Curve> msm_sum(std::span<const MsmPart<G2Curve>>, const MsmOptions&);
 extern template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
 extern template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
 extern template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);
