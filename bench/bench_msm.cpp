@@ -58,7 +58,8 @@ void BM_Msm(benchmark::State& state) {
     auto r = msm<C>(pts, ks, opt);
     benchmark::DoNotOptimize(r);
   }
-  state.counters["window"] = opt.window_bits ? opt.window_bits : msm_default_window(n);
+  const int default_window = std::is_same_v<C, G2Curve> ? msm_default_window_g2(n) : msm_default_window(n);
+  state.counters["window"] = opt.window_bits ? opt.window_bits : default_window;
   state.counters["points/s"] = benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate);
 }
 

@@ -656,6 +656,14 @@ TEST(MsmDefaultWindow, InRangeAndNonDecreasing) {
     EXPECT_GE(c, prev) << "n=" << n;
     prev = c;
   }
+  prev = 1;
+  for (std::size_t n = 1; n <= (std::size_t(1) << 24); n = n * 3 / 2 + 1) {
+    const int c = msm_default_window_g2(n);
+    EXPECT_GE(c, 1);
+    EXPECT_LE(c, 20);
+    EXPECT_GE(c, prev) << "G2, n=" << n;
+    prev = c;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "commands.hpp"
@@ -57,9 +58,10 @@ int bench(const BenchGpuOptions& o) {
   for (uint64_t w : reinterpret_cast<const uint64_t(&)[sizeof(a) / 8]>(a)) digest ^= w;
   std::sort(ms.begin(), ms.end());
   std::sort(cpu_ms.begin(), cpu_ms.end());
+  const int default_window = std::is_same_v<C, G2Curve> ? msm_default_window_g2(n) : msm_default_window(n);
   fmt::print("proofpipe op=msm-{} lg={} threads={} window={} runs={} median_ms={:.2f} min_ms={:.2f} max_ms={:.2f} "
              "cpu_median_ms={:.2f} digest={:016x}\n",
-             o.curve, o.lg, threads, o.window ? o.window : msm_default_window(n), o.runs, ms[ms.size() / 2],
+             o.curve, o.lg, threads, o.window ? o.window : default_window, o.runs, ms[ms.size() / 2],
              ms.front(), ms.back(), cpu_ms[cpu_ms.size() / 2], digest);
   return 0;
 }

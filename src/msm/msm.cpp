@@ -660,6 +660,16 @@ int msm_default_window(std::size_t n) {
   return 16;
 }
 
+int msm_default_window_g2(std::size_t n) {
+  // G2 with both threads of the 2-core VM (B_G2 points of a snarkjs key, random scalars, 7-9
+  // alternating rounds under load; docs/PERF.md, issue 18, sixth round): from 2048 up to 12288
+  // points c = 11 took 0.65-0.85 of the time of G1's 9 or 10 (4096: 36 vs 50 ms; 10241: 75 vs
+  // 89 ms); at 1024 G1's 8 was best, from 12288 on one bit wider gained 0-5 % (within noise)
+  // and from 24576 on it lost.
+  if (n >= 2048 && n < 12288) return 11;
+  return msm_default_window(n);
+}
+
 template <class C>
 Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options) {
   if (points.size() != scalars.size())
@@ -685,7 +695,9 @@ Jacobian<C> msm_sum(std::span<const MsmPart<C>> all_parts, const MsmOptions& opt
     throw std::invalid_argument("msm: window_bits must be 0 (auto) or 1.." + std::to_string(kMaxWindow) +
                                 ", got " + std::to_string(options.window_bits));
   if (total == 0) return Jacobian<C>::infinity();
-  const int c = options.window_bits ? options.window_bits : msm_default_window(total);
+  const int c = options.window_bits                   ? options.window_bits
+                : std::is_same_v<C, G2Curve> ? msm_default_window_g2(total)
+                                             : msm_default_window(total);
   // GLV: sum_i k_i·P_i = sum_i k1_i·P_i + k2_i·φ(P_i), an MSM over twice the points with
   // 128-bit scalars: as many bucket additions, half the windows (bucket reductions).
   const int nw = glv_windows(c);

@@ -15,9 +15,11 @@ struct MsmOptions {
   int window_bits = 0;
 };
 
-// The window width that msm() uses for n points when MsmOptions::window_bits is 0: a table
+// The window width that msm() uses for n G1 points when MsmOptions::window_bits is 0: a table
 // tuned on G1, from 2 (n < 4) through 13 (2^16..2^18) to 16 (n >= 786432).
 int msm_default_window(std::size_t n);
+// The same for G2 (msm() on G2 points): G1's table, except 11 from 2048 up to 12288 points.
+int msm_default_window_g2(std::size_t n);
 
 // sum_i scalars[i] · points[i]. Scalars are Fr in Montgomery form (as everywhere in the
 // library); points may include infinity. Internally a GLV split (msm/glv.hpp) turns it into an
