@@ -1,8 +1,10 @@
 // `proofpipe prove|verify` in snarkjs's argument order, `zkey ...` conversions, `info` for iden3 files.
 #include <fmt/core.h>
+#include <tbb/parallel_invoke.h>
 
 #include <bit>
 #include <chrono>
+#include <exception>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -34,14 +36,48 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   const auto t0 = Clock::now();
   ZkeyReadOptions ro;
   ro.subgroup_check = o.subgroup_check;
-  Zkey zkey = read_zkey(o.zkey, ro);
-  const std::vector<Fr> z = read_wtns(o.wtns);
+  // The serial parts of the read run beside each other: the .wtns (a serial parse) beside the
+  // .zkey's, then the witness's a, b, c (a serial pass over the coefficients) beside the key's
+  // copies (which take only the zkey's A, B1, B2, H and C; the witness reads its coefficients
+  // and A, B1, B2). A file that is wrong reports as before: the zkey's error first.
+  Zkey zkey;
+  std::vector<Fr> z;
+  std::exception_ptr zkey_error, wtns_error;
+  tbb::parallel_invoke(
+      [&] {
+        try {
+          zkey = read_zkey(o.zkey, ro);
+        } catch (...) {
+          zkey_error = std::current_exception();
+        }
+      },
+      [&] {
+        try {
+          z = read_wtns(o.wtns);
+        } catch (...) {
+          wtns_error = std::current_exception();
+        }
+      });
+  if (zkey_error) std::rethrow_exception(zkey_error);
+  if (wtns_error) std::rethrow_exception(wtns_error);
   if (z.size() != zkey.num_vars)
     throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
                                             o.wtns.string(), z.size(), o.zkey.string(), zkey.num_vars));
-  const Witness w = witness_from_zkey(zkey, z);
   const std::size_t num_public = zkey.num_public, domain_size = zkey.domain_size, num_vars = zkey.num_vars;
-  const ProvingKey pk = proving_key_from_zkey(std::move(zkey));
+  Witness w;
+  ProvingKey pk;
+  std::exception_ptr witness_error;
+  tbb::parallel_invoke(
+      [&] {
+        try {
+          w = witness_from_zkey(zkey, z);
+        } catch (...) {
+          witness_error = std::current_exception();
+        }
+      },
+      // Moves the zkey's H and C out, which the witness does not read.
+      [&] { pk = proving_key_from_zkey(std::move(zkey)); });
+  if (witness_error) std::rethrow_exception(witness_error);
   // The rest of the zkey (its A, B1, B2 sections and coefficients: ~60 % of its memory) is no
   // longer needed; freed now, it serves the prover's vectors instead of fresh pages.
   zkey = Zkey{};
