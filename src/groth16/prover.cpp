@@ -44,18 +44,19 @@ std::size_t count_other(std::span<const Fr> scalars) {
       std::plus<>());
 }
 
-// Whether split_msm sends the vector to Pippenger whole: its scalars are mostly other values
-// (a dense circom witness), whose 0s and 1s cost little there (no digit, or one), and copying
-// the tail's points (12 MB for a 2^16 G2 vector) cost more than the batch addition saved.
-bool pippenger_whole(std::span<const Fr> scalars) { return 2 * count_other(scalars) > scalars.size(); }
+// Whether split_msm sends a vector of n scalars, `other` of them neither 0 nor 1, to Pippenger
+// whole: its scalars are mostly other values (a dense circom witness), whose 0s and 1s cost
+// little there (no digit, or one), and copying the tail's points (12 MB for a 2^16 G2 vector)
+// cost more than the batch addition saved.
+bool pippenger_whole(std::size_t other, std::size_t n) { return 2 * other > n; }
 
 // The split MSM: scalars equal to 0 are skipped, those equal to 1 are batch-added from a bitmap,
 // the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
+// `other` is count_other(scalars), counted once by the caller for vectors used twice.
 template <class C>
-Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, std::size_t other) {
   const Fr one = Fr::one();
-  const std::size_t other = count_other(scalars);
-  if (2 * other > scalars.size()) return msm<C>(points, scalars);
+  if (pippenger_whole(other, scalars.size())) return msm<C>(points, scalars);
   std::vector<uint64_t> ones((points.size() + 63) / 64, 0);
   std::vector<Affine<C>> tail_points;
   std::vector<Fr> tail_scalars;
@@ -246,7 +247,8 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
   // L, B_G1 (16,384 + 15,615 + 10,241 points, windows 11, 11, 10 -> 12) in 0.89 of the time of
   // the three MSMs; at 2^16 (window 13 either way) joining gained nothing (the joined points
   // no longer fit the caches as well), hence the condition.
-  const bool l_dense = pippenger_whole(w.aux), b_g1_dense = pippenger_whole(b_scalars);
+  const std::size_t l_other = count_other(w.aux), b_other = count_other(b_scalars);
+  const bool l_dense = pippenger_whole(l_other, w.aux.size()), b_g1_dense = pippenger_whole(b_other, b_scalars.size());
   const std::size_t joined = pk.h.size() + (l_dense ? pk.l.size() : 0) + (b_g1_dense ? pk.b_g1.size() : 0);
   const bool widens = msm_default_window(joined) > msm_default_window(pk.h.size());
   const bool l_joins = l_dense && widens, b_g1_joins = b_g1_dense && widens;
@@ -271,21 +273,21 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
     sums.l = G1Jacobian::infinity();
   } else {
     t0 = Clock::now();
-    sums.l = split_msm<G1Curve>(pk.l, w.aux);
+    sums.l = split_msm<G1Curve>(pk.l, w.aux, l_other);
     total.msm_l += ms_since(t0);
   }
   t0 = Clock::now();
-  sums.a = split_msm<G1Curve>(pk.a, a_scalars);
+  sums.a = split_msm<G1Curve>(pk.a, a_scalars, count_other(a_scalars));
   total.msm_a += ms_since(t0);
   if (b_g1_joins) {
     sums.b_g1 = G1Jacobian::infinity();
   } else {
     t0 = Clock::now();
-    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars);
+    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars, b_other);
     total.msm_b_g1 += ms_since(t0);
   }
   t0 = Clock::now();
-  sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars);
+  sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars, b_other);
   total.msm_b_g2 += ms_since(t0);
 
   t0 = Clock::now();
