@@ -236,6 +236,41 @@ TEST(MsmChunkedG2, MatchesNaive) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// msm_sum over several parts equals the MSM of their concatenation. The parts are read where
+// they lie (not copied), so a window's point chunks cross from one part to the next and into
+// the φ(P) half: empty parts, a one-point part, uneven sizes. The 1,400 GLV points take the
+// affine bucket path at windows 2..8, the dense one at 10 and 13, and the sparse one at 13 in
+// a 16-thread arena (chunks of ~64 points).
+
+template <class C>
+void check_parts(int threads, int window) {
+  const auto& wc = window_case<C>(700);
+  ASSERT_FALSE(wc.want.is_infinity());
+  const std::size_t sizes[] = {0, 1, 298, 0, 350, 51};
+  std::vector<MsmPart<C>> parts;
+  std::size_t at = 0;
+  for (std::size_t k : sizes) {
+    parts.push_back({std::span<const Affine<C>>(wc.pts.data() + at, k), std::span<const Fr>(wc.ks.data() + at, k)});
+    at += k;
+  }
+  ASSERT_EQ(at, wc.pts.size());
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    const Jacobian<C> got = msm_sum<C>(parts, MsmOptions{window});
+    EXPECT_EQ(got, wc.want) << "threads=" << threads << " window=" << window;
+  });
+}
+
+TEST(MsmSumParts, G1MatchesConcatenation) {
+  for (int threads : {1, 3, 16})
+    for (int window : {0, 2, 3, 5, 8, 10, 13}) check_parts<G1Curve>(threads, window);
+}
+TEST(MsmSumParts, G2MatchesConcatenation) {
+  for (int threads : {1, 16})
+    for (int window : {0, 3, 13}) check_parts<G2Curve>(threads, window);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Edge cases, for both groups.
 
 template <class C>
