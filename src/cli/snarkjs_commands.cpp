@@ -67,19 +67,22 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   Witness w;
   ProvingKey pk;
   std::exception_ptr witness_error;
+  const Densities densities = zkey_densities(zkey);
   tbb::parallel_invoke(
       [&] {
         try {
-          w = witness_from_zkey(zkey, z);
+          w = witness_from_zkey(zkey, z, densities);
         } catch (...) {
           witness_error = std::current_exception();
         }
       },
-      // Moves the zkey's H and C out, which the witness does not read.
-      [&] { pk = proving_key_from_zkey(std::move(zkey)); });
+      // Takes the zkey's point sections, which the witness does not read; A and B are compacted
+      // where they lie: a copy would be ~24 MB of fresh pages at 2^16, and a fresh page costs
+      // more than the copy on this VM (docs/PERF.md, issue 18, seventh round).
+      [&] { pk = take_proving_key(zkey, densities); });
   if (witness_error) std::rethrow_exception(witness_error);
-  // The rest of the zkey (its A, B1, B2 sections and coefficients: ~60 % of its memory) is no
-  // longer needed; freed now, it serves the prover's vectors instead of fresh pages.
+  // The coefficients are no longer needed; freed now, they serve the prover's vectors instead
+  // of fresh pages.
   zkey = Zkey{};
   const double t_read = ms_since(t0);
   const auto t1 = Clock::now();

@@ -2,7 +2,10 @@
 #include "proofpipe/io/snarkjs.hpp"
 
 #include <nlohmann/json.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -109,11 +112,14 @@ void expect_groth16_bls(const JsonReader& in, bool curve_required) {
 Densities zkey_densities(const Zkey& z) {
   const std::size_t num_inputs = z.num_public + 1, num_aux = z.num_vars - num_inputs;
   std::vector<uint64_t> a_col((z.num_vars + 63) / 64, 0), b_col((z.num_vars + 63) / 64, 0);
+  // The points first, in parallel (a pass over 3·nVars points): each task owns whole words.
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, a_col.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin() * 64; i < std::min(r.end() * 64, z.num_vars); ++i) {
+      if (!z.a[i].is_infinity()) set_bit(a_col, i);
+      if (!z.b1[i].is_infinity() || !z.b2[i].is_infinity()) set_bit(b_col, i);
+    }
+  });
   for (const ZkeyCoefficient& c : z.coefficients) set_bit(c.matrix == 0 ? a_col : b_col, c.signal);
-  for (std::size_t i = 0; i < z.num_vars; ++i) {
-    if (!z.a[i].is_infinity()) set_bit(a_col, i);
-    if (!z.b1[i].is_infinity() || !z.b2[i].is_infinity()) set_bit(b_col, i);
-  }
   Densities d;
   d.a_aux.assign((num_aux + 63) / 64, 0);
   d.b_aux.assign((num_aux + 63) / 64, 0);
@@ -129,48 +135,71 @@ Densities zkey_densities(const Zkey& z) {
 
 namespace {
 
-// Everything but the H and L queries, which the callers copy or move.
-ProvingKey key_without_h_l(const Zkey& z) {
+void expect_point_sections(const Zkey& z) {
   if (z.a.size() != z.num_vars || z.b1.size() != z.num_vars || z.b2.size() != z.num_vars)
     throw std::invalid_argument("proving_key_from_zkey: the zkey's point sections were not read");
-  const Densities d = zkey_densities(z);
+}
+
+// v's elements i with keep(i), in order, moved to the front of v's own storage (no second
+// array: the capacity, already faulted in when the section was read, stays).
+template <class P, class Keep>
+std::vector<P> keep_points(std::vector<P> v, const Keep& keep) {
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (keep(i)) v[j++] = v[i];
+  v.resize(j);
+  return v;
+}
+
+// Everything but the H and L queries; a, b1, b2 are the zkey's (copies, or taken from it).
+ProvingKey key_without_h_l(const Zkey& z, const Densities& d, std::vector<G1Affine> a, std::vector<G1Affine> b1,
+                           std::vector<G2Affine> b2) {
   const std::size_t num_inputs = z.num_public + 1;
   ProvingKey pk;
   pk.convention = kSnarkjsConvention;
   pk.vk = z.vk;
-  std::vector<G1Affine> a, b_g1;
-  std::vector<G2Affine> b_g2;
-  for (std::size_t i = 0; i < z.num_vars; ++i) {
-    const bool input = i < num_inputs;
-    if (input || test_bit(d.a_aux, i - num_inputs)) a.push_back(z.a[i]);
-    if (input ? test_bit(d.b_input, i) : test_bit(d.b_aux, i - num_inputs)) {
-      b_g1.push_back(z.b1[i]);
-      b_g2.push_back(z.b2[i]);
-    }
-  }
-  pk.a = std::move(a);
-  pk.b_g1 = std::move(b_g1);
-  pk.b_g2 = std::move(b_g2);
+  auto in_a = [&](std::size_t i) { return i < num_inputs || test_bit(d.a_aux, i - num_inputs); };
+  auto in_b = [&](std::size_t i) { return i < num_inputs ? test_bit(d.b_input, i) : test_bit(d.b_aux, i - num_inputs); };
+  pk.a = keep_points(std::move(a), in_a);
+  pk.b_g1 = keep_points(std::move(b1), in_b);
+  pk.b_g2 = keep_points(std::move(b2), in_b);
   return pk;
 }
 
 }  // namespace
 
 ProvingKey proving_key_from_zkey(const Zkey& z) {
-  ProvingKey pk = key_without_h_l(z);
+  expect_point_sections(z);
+  ProvingKey pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
   pk.h = z.h;
   pk.l = z.c;
   return pk;
 }
 
 ProvingKey proving_key_from_zkey(Zkey&& z) {
-  ProvingKey pk = key_without_h_l(z);
+  expect_point_sections(z);
+  ProvingKey pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
   pk.h = std::move(z.h);
   pk.l = std::move(z.c);
   return pk;
 }
 
+ProvingKey take_proving_key(Zkey& z, const Densities& d) {
+  expect_point_sections(z);
+  ProvingKey pk = key_without_h_l(z, d, std::move(z.a), std::move(z.b1), std::move(z.b2));
+  pk.h = std::move(z.h);
+  pk.l = std::move(z.c);
+  z.a.clear();
+  z.b1.clear();
+  z.b2.clear();
+  return pk;
+}
+
 Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values) {
+  return witness_from_zkey(z, values, zkey_densities(z));
+}
+
+Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densities& densities) {
   if (values.size() != z.num_vars)
     throw std::invalid_argument("the witness has " + std::to_string(values.size()) + " values, the zkey's circuit has " +
                                 "nVars = " + std::to_string(z.num_vars) +
@@ -187,7 +216,7 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values) {
   w.c = std::move(c);
   w.input = std::vector<Fr>(values.begin(), values.begin() + std::ptrdiff_t(num_inputs));
   w.aux = std::vector<Fr>(values.begin() + std::ptrdiff_t(num_inputs), values.end());
-  w.densities = zkey_densities(z);
+  w.densities = densities;
   return w;
 }
 

@@ -21,11 +21,18 @@ ProvingKey proving_key_from_zkey(const Zkey& zkey);
 // The same, taking over the H and C sections instead of copying them (zkey.h and zkey.c are
 // left empty).
 ProvingKey proving_key_from_zkey(Zkey&& zkey);
+// The same, taking over all five point sections (zkey.a, b1, b2, c, h are left empty; the A and
+// B points are kept in place, without a copy). `densities` must be zkey_densities(zkey). Reads
+// and writes only the point sections (and the header's counts and vk): witness_from_zkey(zkey,
+// z, densities), which reads only the header and the coefficients, may run at the same time.
+ProvingKey take_proving_key(Zkey& zkey, const Densities& densities);
 
 // The prover's witness from the full assignment z of a .wtns: a = A·z and b = B·z over the
 // zkey's coefficients (domainSize rows), c = a∘b as snarkjs computes it (the zkey has no C).
 // Throws std::invalid_argument when z.size() != nVars or z[0] != 1.
 Witness witness_from_zkey(const Zkey& zkey, std::span<const Fr> z);
+// The same with the zkey's densities computed already (zkey_densities(zkey)).
+Witness witness_from_zkey(const Zkey& zkey, std::span<const Fr> z, const Densities& densities);
 
 // A .zkey from a proving key made for `circuit` with bellman's rows: the circuit's constraints
 // in order, then one row `input_i · 0 = 0` per input (the constant one first), row k at
