@@ -77,8 +77,8 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
         }
       },
       // Takes the zkey's point sections, which the witness does not read; A and B are compacted
-      // where they lie: a copy would be ~24 MB of fresh pages at 2^16, and a fresh page costs
-      // more than the copy on this VM (docs/PERF.md, issue 18, seventh round).
+      // where they lie instead of copied (~24 MB fewer new pages at 2^16; docs/PERF.md, issue
+      // 18, seventh round).
       [&] { pk = take_proving_key(zkey, densities); });
   if (witness_error) std::rethrow_exception(witness_error);
   // The coefficients are no longer needed; freed now, they serve the prover's vectors instead

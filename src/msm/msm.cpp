@@ -636,15 +636,15 @@ XYZZ<C> window_sum_affine(std::span<const PointRun<C>> runs, const int32_t* dig,
 }
 
 template <class C>
-XYZZ<C> window_sum(std::span<const PointRun<C>> pts, const int32_t* dig, std::size_t begin, std::size_t end, int c,
+XYZZ<C> window_sum(std::span<const PointRun<C>> runs, const int32_t* dig, std::size_t begin, std::size_t end, int c,
                    AffineBuckets<C>& scratch) {
   // The array costs a fill and a scan per bucket, sorting about log2(m) compares per point.
   const std::size_t m = end - begin, nb = std::size_t(1) << (c - 1);
-  if (m * 16 < nb) return window_sum_sparse(pts, dig, begin, end);
+  if (m * 16 < nb) return window_sum_sparse(runs, dig, begin, end);
   // Affine batches pay off once a level's pairs amortise the inversion: several points per
   // bucket and enough of them.
-  if (m >= 4 * nb && m >= 256) return window_sum_affine(pts, dig, begin, end, c, scratch);
-  return window_sum_dense(pts, dig, begin, end, c);
+  if (m >= 4 * nb && m >= 256) return window_sum_affine(runs, dig, begin, end, c, scratch);
+  return window_sum_dense(runs, dig, begin, end, c);
 }
 
 // How many point chunks each window is split into. Tasks are equal in size, so a window pass

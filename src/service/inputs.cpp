@@ -199,15 +199,17 @@ std::size_t SubmitChecker::check(const v1::SubmitRequest& req) {
 // ----- snarkjs keys and proofs -----------------------------------------------------------------------
 
 struct SnarkjsKey {
-  Zkey zkey;  // header, coefficients and the A/B points (witness_from_zkey's densities); H and C moved out
+  Zkey zkey;            // header and coefficients (what witness_from_zkey reads); the points are in pk
+  Densities densities;  // zkey_densities, computed once per key, not per proof
   ProvingKey pk;
 };
 
 std::shared_ptr<const SnarkjsKey> load_snarkjs_key(const fs::path& path) {
   auto key = std::make_shared<SnarkjsKey>();
   key->zkey = read_zkey(path);
-  // Takes the H and C sections over and leaves the rest of the zkey as it was (snarkjs.hpp).
-  key->pk = proving_key_from_zkey(std::move(key->zkey));
+  key->densities = zkey_densities(key->zkey);
+  // Takes all five point sections over: the A and B points are held once, in pk (snarkjs.hpp).
+  key->pk = take_proving_key(key->zkey, key->densities);
   return key;
 }
 
@@ -225,7 +227,7 @@ std::vector<uint8_t> prove_snarkjs(const SnarkjsKey& key, const fs::path& path, 
   Witness w;
   try {
     z = path.empty() ? parse_wtns(bytes, field) : read_wtns(path);
-    w = witness_from_zkey(key.zkey, z);
+    w = witness_from_zkey(key.zkey, z, key.densities);
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: {}", field, e.what()));
   }
