@@ -32,13 +32,53 @@ __global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c,
 template <class C>
 constexpr int kMinBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
 
+// An accumulation thread's ZZ and ZZZ in shared memory (segment_sums' Sides): 16-byte chunks,
+// chunk k of thread t at (k·kThreads + t)·16 bytes, so a warp's access to one chunk covers
+// consecutive 16-byte words (no bank conflicts). The asm keeps each access where the formula
+// has it (the compiler would otherwise forward stores to loads and keep the values in registers,
+// which is what this is for not to do).
+template <class F>
+struct SharedSides {
+  static constexpr int kChunks = int(sizeof(F) / 16);
+  static_assert(sizeof(F) % 16 == 0, "a field element is whole 16-byte chunks");
+  uint32_t base;  // shared address of this thread's chunk 0 of ZZ
+
+  __device__ PP_INLINE F load(int k) const {
+    F v;
+    uint32_t* w = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+    for (int i = 0; i < kChunks; ++i) {
+      const uint32_t a = base + uint32_t(k * kChunks + i) * kThreads * 16u;
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w[4 * i]), "=r"(w[4 * i + 1]), "=r"(w[4 * i + 2]), "=r"(w[4 * i + 3])
+                   : "r"(a)
+                   : "memory");
+    }
+    return v;
+  }
+  __device__ PP_INLINE void store(int k, const F& v) {
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(&v);
+#pragma unroll
+    for (int i = 0; i < kChunks; ++i) {
+      const uint32_t a = base + uint32_t(k * kChunks + i) * kThreads * 16u;
+      asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
+                   :
+                   : "r"(a), "r"(w[4 * i]), "r"(w[4 * i + 1]), "r"(w[4 * i + 2]), "r"(w[4 * i + 3])
+                   : "memory");
+    }
+  }
+};
+
 template <class C>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
     segments_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ values, uint64_t n, uint32_t seg,
                     const Affine<C>* __restrict__ points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head,
                     XYZZ<C>* tail, uint64_t segments) {
+  using F = typename C::Field;
+  __shared__ uint4 sides_memory[2 * SharedSides<F>::kChunks * kThreads];
   const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < segments) segment_sums(s, seg, keys, values, n, points, null_key, buckets, head, tail);
+  SharedSides<F> sides{uint32_t(__cvta_generic_to_shared(sides_memory)) + threadIdx.x * 16u};
+  if (s < segments) segment_sums(s, seg, keys, values, n, points, null_key, buckets, head, tail, sides);
 }
 
 template <class C>

@@ -67,7 +67,9 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
     }
     XYZZ<C>* bw = buckets.data() + std::size_t(w) * nb;
     tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
-      segment_sums(s, shape.segment(), sk.data(), sv.data(), n, points.data(), null_key, bw, head.data(), tail.data());
+      RegisterSides<typename C::Field> sides{};
+      segment_sums(s, shape.segment(), sk.data(), sv.data(), n, points.data(), null_key, bw, head.data(), tail.data(),
+                   sides);
     });
     tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
       uint64_t last = 0;

@@ -60,46 +60,107 @@ PP_HD PP_INLINE Affine<C> signed_point(const Affine<C>* points, uint32_t value) 
   return (value & kSignBit) ? -p : p;
 }
 
+// Where an accumulation thread keeps its accumulator's ZZ and ZZZ (`load(k)` / `store(k, v)`, k = 0
+// for ZZ, 1 for ZZZ): X and Y stay in registers, ZZ and ZZZ are touched twice per addition. The
+// CPU twin keeps them in locals (RegisterSides); the kernels keep them in shared memory (msm.cu),
+// which leaves two field elements of registers per thread to the product code: a G2 thread
+// needs more than the 255 registers it may have, and spilled to local memory on every addition.
+template <class F>
+struct RegisterSides {
+  F v[2];
+  PP_HD PP_INLINE F load(int k) const { return v[k]; }
+  PP_HD PP_INLINE void store(int k, const F& x) { v[k] = x; }
+};
+
+// acc += q (madd-2008-s) with acc = (X, Y, sides' ZZ and ZZZ), `empty` when acc is infinity. In
+// place, in an order that keeps few values live: the peak is five field elements beside X, Y.
+template <class C, class Sides>
+PP_HD PP_INLINE void accumulate_mixed(typename C::Field& X, typename C::Field& Y, bool& empty, Sides& sides,
+                                      const Affine<C>& q) {
+  using F = typename C::Field;
+  if (q.is_infinity()) return;
+  if (empty) {
+    X = q.x;
+    Y = q.y;
+    sides.store(0, F::one());
+    sides.store(1, F::one());
+    empty = false;
+    return;
+  }
+  F P, R;
+  mul_into(P, q.x, sides.load(0));
+  sub_into(P, P, X);
+  mul_into(R, q.y, sides.load(1));
+  sub_into(R, R, Y);
+  if (P.is_zero()) {  // q = ±acc: double, or the sum is infinity
+    const XYZZ<C> d = R.is_zero() ? XYZZ<C>::dbl_affine(q) : XYZZ<C>::infinity();
+    X = d.X;
+    Y = d.Y;
+    sides.store(0, d.ZZ);
+    sides.store(1, d.ZZZ);
+    empty = d.is_infinity();
+    return;
+  }
+  F PP, PPP, t;
+  sqr_into(PP, P);
+  mul_into(t, sides.load(0), PP);
+  sides.store(0, t);  // ZZ3 = ZZ·PP
+  mul_into(PPP, P, PP);
+  mul_into(t, sides.load(1), PPP);
+  sides.store(1, t);  // ZZZ3 = ZZZ·PPP
+  mul_into(P, X, PP);  // Q = X·PP
+  sqr_into(PP, R);
+  sub_into(PP, PP, PPP);
+  sub_into(PP, PP, P);
+  sub_into(X, PP, P);  // X3 = R² - PPP - 2Q
+  sub_into(P, P, X);
+  mul_into(P, R, P);
+  mul_into(PPP, Y, PPP);
+  sub_into(Y, P, PPP);  // Y3 = R·(Q - X3) - Y·PPP
+}
+
 // Step 3 for segment s of the n sorted entries. buckets[] must start as infinity (all zero
 // bytes decode as infinity: ZZ = 0). head[s] / tail[s] are written only when they exist.
-template <class C>
+template <class C, class Sides>
 PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const uint32_t* values, uint64_t n,
-                        const Affine<C>* points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail) {
+                        const Affine<C>* points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail,
+                        Sides& sides) {
+  using F = typename C::Field;
   const uint64_t b0 = s * seg;
   if (b0 >= n) return;
   const uint64_t e0 = b0 + seg < n ? b0 + seg : n;
+  F X = F::one(), Y = F::one();
+  bool empty = true;
   // Where the run [i, j) of `key` goes: its part of a bucket that started in the previous
   // segment (head), its start of a bucket that goes on into the next one (tail), or the whole
   // bucket. The null key's run (digit 0) is summed and dropped.
-  auto flush = [&](uint64_t i, uint64_t j, uint32_t key, const XYZZ<C>& acc) {
+  auto flush = [&](uint64_t i, uint64_t j, uint32_t key) {
     if (key == null_key) return;
     const bool from_previous = i == b0 && b0 > 0 && keys[b0 - 1] == key;
     const bool into_next = j == e0 && e0 < n && keys[e0] == key;
+    const XYZZ<C> acc = empty ? XYZZ<C>::infinity() : XYZZ<C>{X, Y, sides.load(0), sides.load(1)};
     if (from_previous) head[s] = acc;
     else if (into_next) tail[s] = acc;
     else buckets[key] = acc;
   };
   // One flat loop, one addition per entry: the threads of a warp stay in step on the additions
   // whatever the lengths of their runs (a loop per run made every run cost the warp its longest
-  // one). A run ends with a store, the only divergent step. Software pipelining: the next
-  // entry's point is loaded before the current addition.
+  // one). A run ends with a store, the only divergent step. The point is loaded where it is
+  // used: loading the next one a step ahead (software pipelining) cost 24 (G1) or 48 (G2) more
+  // registers and made the kernels spill (docs/PERF.md, v6).
   uint64_t start = b0;
   uint32_t key = keys[b0];
-  XYZZ<C> acc = XYZZ<C>::infinity();
-  Affine<C> next = signed_point(points, values[b0]);
   for (uint64_t j = b0; j < e0; ++j) {
-    const Affine<C> cur = next;
-    if (j + 1 < e0) next = signed_point(points, values[j + 1]);
     const uint32_t kj = keys[j];
     if (kj != key) {
-      flush(start, j, key, acc);
-      acc = XYZZ<C>::infinity();
+      flush(start, j, key);
+      empty = true;
       key = kj;
       start = j;
     }
-    acc = acc.add_mixed(cur);
+    accumulate_mixed(X, Y, empty, sides, signed_point(points, values[j]));
   }
-  flush(start, e0, key, acc);
+  flush(start, e0, key);
 }
 
 // Step 4 for segment s: when its last run continues into the next segment and started here
