@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kThreads) long_chains_kernel(const uint32_t* _
   __shared__ XYZZ<C> sh[kThreads];
   const uint64_t s = long_chains[2 * blockIdx.x], last = long_chains[2 * blockIdx.x + 1];
   XYZZ<C> acc = XYZZ<C>::infinity();
-  for (uint64_t t = s + 1 + threadIdx.x; t <= last; t += kThreads) acc += head[t];
+  for (uint64_t t = s + 1 + threadIdx.x; t <= last; t += kThreads) add_from(acc, head + t);
   sh[threadIdx.x] = acc;
   __syncthreads();
   for (unsigned half = kThreads / 2; half > 0; half /= 2) {
@@ -117,14 +117,23 @@ __global__ void __launch_bounds__(kThreads) long_chains_kernel(const uint32_t* _
   if (threadIdx.x == 0) buckets[keys[(s + 1) * seg - 1]] = sh[0] + tail[s];
 }
 
-// All windows' bucket chunks at once: thread i = (window i / chunks, chunk i % chunks).
+// All windows' bucket chunks at once: thread i = (window i / chunks, chunk i % chunks); the scan
+// first, then the totals (bucket_chunk_scan / bucket_chunk_total).
 template <class C>
-__global__ void bucket_chunks_kernel(const XYZZ<C>* __restrict__ buckets, uint32_t num_buckets, uint32_t chunk,
+__global__ void bucket_scan_kernel(XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t chunks,
+                                   uint32_t windows) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= uint64_t(chunks) * windows) return;
+  const uint64_t w = i / chunks;
+  bucket_chunk_scan(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
+}
+template <class C>
+__global__ void bucket_chunks_kernel(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk,
                                      uint32_t chunks, uint32_t windows, XYZZ<C>* out) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= uint64_t(chunks) * windows) return;
   const uint64_t w = i / chunks;
-  out[i] = bucket_chunk_sum(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
+  out[i] = bucket_chunk_total(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
 }
 
 template <class C>
@@ -145,7 +154,7 @@ __global__ void __launch_bounds__(kThreads) tree_kernel(const XYZZ<C>* __restric
   const uint64_t begin = uint64_t(blockIdx.x) * kTreeItems;
   const uint64_t end = begin + kTreeItems < m ? begin + kTreeItems : m;
   XYZZ<C> acc = XYZZ<C>::infinity();
-  for (uint64_t i = begin + threadIdx.x; i < end; i += kThreads) acc += row[i];
+  for (uint64_t i = begin + threadIdx.x; i < end; i += kThreads) add_from(acc, row + i);
   s[threadIdx.x] = acc;
   __syncthreads();
   for (unsigned half = kThreads / 2; half > 0; half /= 2) {
@@ -269,6 +278,8 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     mark();
   }
   const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.windows();
+  device::launch(bucket_scan_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
+      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()));
   device::launch(bucket_chunks_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
       ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()), ws.chunks);
   tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, accumulate, stream);

@@ -86,7 +86,11 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
   std::vector<XYZZ<C>> partial(std::size_t(shape.windows()) * chunks);
   tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
     const std::size_t w = i / chunks;
-    partial[i] = bucket_chunk_sum(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
+    bucket_chunk_scan(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
+  });
+  tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
+    const std::size_t w = i / chunks;
+    partial[i] = bucket_chunk_total(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
   });
   for (int w = 0; w < shape.windows(); ++w)
     window_sums[w] = sum_points(std::vector<XYZZ<C>>(partial.begin() + std::size_t(w) * chunks,

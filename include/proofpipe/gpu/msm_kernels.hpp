@@ -15,8 +15,9 @@
 //   4. chains:  each tail adds the heads of the following segments of its bucket (a block-wide
 //               tree when the chain is long, so one huge bucket costs no serial walk);
 //   5. reduce:  after the last window, all windows at once: sum_j (j+1)·B_j in chunks of
-//               buckets (a running sum per chunk plus l·S for the chunk offset l), the chunks
-//               summed by a tree per window — wide kernels, few serial steps;
+//               buckets (each chunk's suffix sums in place, then their sum plus l·S for the
+//               chunk offset l), the chunks summed by a tree per window — wide kernels, few
+//               serial steps;
 //   6. combine: the window sums are combined by Horner on the host (c doublings per window).
 // Batch addition (the scalar-1 half of the split MSM) sums the set bits of each bitmap word in
 // one thread, then the words' sums by the same tree.
@@ -163,6 +164,72 @@ PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const ui
   flush(start, e0, key);
 }
 
+// Field k (0 X, 1 Y, 2 ZZ, 3 ZZZ) of the point at q, read where a formula uses it. On the device
+// the read is an asm load that the compiler keeps in place: with q whole in registers beside the
+// accumulator, a G2 thread needs more than its 255 registers and spills (q must be 16-byte
+// aligned there: the workspace pieces are, and an XYZZ is whole 16-byte words).
+template <class C>
+PP_HD PP_INLINE typename C::Field xyzz_field(const XYZZ<C>* q, int k) {
+#if PP_DEVICE_CODE
+  using F = typename C::Field;
+  static_assert(sizeof(F) % 16 == 0, "a field element is whole 16-byte words");
+  F v;
+  uint32_t* w = reinterpret_cast<uint32_t*>(&v);
+  const char* src = reinterpret_cast<const char*>(q) + std::size_t(k) * sizeof(F);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(F) / 16); ++i)
+    asm volatile("ld.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[4 * i]), "=r"(w[4 * i + 1]), "=r"(w[4 * i + 2]), "=r"(w[4 * i + 3])
+                 : "l"(src + 16 * i)
+                 : "memory");
+  return v;
+#else
+  return k == 0 ? q->X : k == 1 ? q->Y : k == 2 ? q->ZZ : q->ZZZ;
+#endif
+}
+
+// a += *q (add-2008-s, the formula of XYZZ::operator+, same result), q's fields read as used and
+// a updated in place.
+template <class C>
+PP_HD PP_INLINE void add_from(XYZZ<C>& a, const XYZZ<C>* q) {
+  using F = typename C::Field;
+  F U1, S1, P, R;
+  {
+    const F qzz = xyzz_field(q, 2);
+    if (qzz.is_zero()) return;  // q is infinity
+    if (a.is_infinity()) {
+      a = XYZZ<C>{xyzz_field(q, 0), xyzz_field(q, 1), qzz, xyzz_field(q, 3)};
+      return;
+    }
+    mul_into(U1, a.X, qzz);
+  }
+  mul_into(P, xyzz_field(q, 0), a.ZZ);
+  sub_into(P, P, U1);  // U2 - U1
+  mul_into(S1, a.Y, xyzz_field(q, 3));
+  mul_into(R, xyzz_field(q, 1), a.ZZZ);
+  sub_into(R, R, S1);  // S2 - S1
+  if (P.is_zero()) {
+    a = R.is_zero() ? a.dbl() : XYZZ<C>::infinity();
+    return;
+  }
+  F PP, PPP;
+  sqr_into(PP, P);
+  mul_into(PPP, P, PP);
+  mul_into(a.ZZ, a.ZZ, xyzz_field(q, 2));
+  mul_into(a.ZZ, a.ZZ, PP);  // ZZ3 = ZZ1·ZZ2·PP
+  mul_into(a.ZZZ, a.ZZZ, xyzz_field(q, 3));
+  mul_into(a.ZZZ, a.ZZZ, PPP);  // ZZZ3 = ZZZ1·ZZZ2·PPP
+  mul_into(P, U1, PP);  // Q = U1·PP
+  sqr_into(PP, R);
+  sub_into(PP, PP, PPP);
+  sub_into(PP, PP, P);
+  sub_into(a.X, PP, P);  // X3 = R² - PPP - 2Q
+  sub_into(P, P, a.X);
+  mul_into(P, R, P);
+  mul_into(PPP, S1, PPP);
+  sub_into(a.Y, P, PPP);  // Y3 = R·(Q - X3) - S1·PPP
+}
+
 // Step 4 for segment s: when its last run continues into the next segment and started here
 // (a "chain" from segment s to the segment s1 holding the run's end), the bucket is
 // tail[s] + head[s+1] + ... + head[s1]. Chains of at most kMaxChain heads are summed here and
@@ -193,24 +260,42 @@ PP_HD int chain_sums(uint64_t s, uint32_t seg, const uint32_t* keys, uint64_t n,
     return kChainLong;
   }
   XYZZ<C> acc = tail[s];
-  for (uint64_t t = s + 1; t <= s1; ++t) acc += head[t];
+  for (uint64_t t = s + 1; t <= s1; ++t) add_from(acc, head + t);
   buckets[key] = acc;
   return kChainDone;
 }
 
-// Step 5a: chunk t (of `chunk` buckets) of one window's 2^(c-1) buckets: sum_j (j+1)·B_j over
-// the chunk, by a running sum plus l·(sum of the chunk) for its offset l.
+// Step 5, for chunk t (of `chunk` buckets) of one window's 2^(c-1) buckets. Two passes, one
+// accumulator each (two in one thread spilled on G2): (a) the chunk's buckets become its suffix
+// sums B'_j = sum_{i >= j} B_i (in place); (b) sum_j (j+1)·B_j over the chunk is
+// sum_j B'_j + l·B'_l for its offset l.
 template <class C>
-PP_HD XYZZ<C> bucket_chunk_sum(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
+PP_HD void bucket_chunk_scan(XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
   const uint32_t l = t * chunk;
   const uint32_t h = l + chunk < num_buckets ? l + chunk : num_buckets;
-  XYZZ<C> running = XYZZ<C>::infinity(), acc = XYZZ<C>::infinity();
+  XYZZ<C> running = XYZZ<C>::infinity();
   for (uint32_t j = h; j-- > l;) {
-    running += buckets[j];
-    acc += running;
+    add_from(running, buckets + j);
+    buckets[j] = running;
   }
-  // acc = sum (j - l + 1)·B_j; add l·sum B_j.
-  return acc + msm_digits::mul_small(running, l);
+}
+template <class C>
+PP_HD XYZZ<C> bucket_chunk_total(const XYZZ<C>* scanned, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
+  const uint32_t l = t * chunk;
+  const uint32_t h = l + chunk < num_buckets ? l + chunk : num_buckets;
+  XYZZ<C> acc = XYZZ<C>::infinity();
+  for (uint32_t j = l; j < h; ++j) add_from(acc, scanned + j);
+  if (l == 0) return acc;
+  // l·B'_l by double-and-add, B'_l read from memory at each addition.
+  XYZZ<C> m = scanned[l];
+  if (m.is_infinity()) return acc;
+  int top = 31;
+  while (!((l >> top) & 1)) --top;
+  for (int b = top - 1; b >= 0; --b) {
+    m = m.dbl();
+    if ((l >> b) & 1) add_from(m, scanned + l);
+  }
+  return acc + m;
 }
 
 // Batch addition: the set bits of bitmap word t (points 64t .. 64t+63). A thread walks only
