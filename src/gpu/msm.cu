@@ -27,8 +27,9 @@ __global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c,
 }
 
 // Resident blocks per SM the accumulation kernels are compiled for: enough warps per scheduler
-// to hide the latency of the dependent multiply-add chains (the register cap this implies,
-// 128 for G1, is what the field code fits in without spilling).
+// to hide the latency of the dependent multiply-add chains. The register cap this implies (128
+// for G1) costs the G1 kernel a 108-byte spill; 3 blocks (168 registers, no spill) measured the
+// same (docs/PERF.md, v6). G2 at 3 blocks spills on every addition and is 1.6x slower.
 template <class C>
 constexpr int kMinBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
 
