@@ -286,16 +286,8 @@ PP_HD XYZZ<C> bucket_chunk_total(const XYZZ<C>* scanned, uint32_t num_buckets, u
   XYZZ<C> acc = XYZZ<C>::infinity();
   for (uint32_t j = l; j < h; ++j) add_from(acc, scanned + j);
   if (l == 0) return acc;
-  // l·B'_l by double-and-add, B'_l read from memory at each addition.
-  XYZZ<C> m = scanned[l];
-  if (m.is_infinity()) return acc;
-  int top = 31;
-  while (!((l >> top) & 1)) --top;
-  for (int b = top - 1; b >= 0; --b) {
-    m = m.dbl();
-    if ((l >> b) & 1) add_from(m, scanned + l);
-  }
-  return acc + m;
+  // l·B'_l, B'_l read from memory at each addition.
+  return acc + msm_digits::mul_small_with(scanned[l], l, [&](XYZZ<C>& r) { add_from(r, scanned + l); });
 }
 
 // Batch addition: the set bits of bitmap word t (points 64t .. 64t+63). A thread walks only

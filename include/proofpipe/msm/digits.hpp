@@ -51,9 +51,10 @@ PP_HD PP_INLINE void signed_digits(const uint64_t* k, int c, int nw, int32_t* ou
   }
 }
 
-// g·P for a small non-negative g, double-and-add from the top bit.
-template <class C>
-PP_HD XYZZ<C> mul_small(const XYZZ<C>& p, uint32_t g) {
+// g·P for a small non-negative g, double-and-add from the top bit; add_p(r) does r += P (the
+// GPU reduction adds P read from memory, msm_kernels.hpp).
+template <class C, class AddP>
+PP_HD XYZZ<C> mul_small_with(const XYZZ<C>& p, uint32_t g, AddP add_p) {
   if (g == 0) return XYZZ<C>::infinity();
   if (g == 1 || p.is_infinity()) return p;
   XYZZ<C> r = p;
@@ -61,9 +62,13 @@ PP_HD XYZZ<C> mul_small(const XYZZ<C>& p, uint32_t g) {
   while (!((g >> top) & 1)) --top;
   for (int b = top - 1; b >= 0; --b) {
     r = r.dbl();
-    if ((g >> b) & 1) r += p;
+    if ((g >> b) & 1) add_p(r);
   }
   return r;
+}
+template <class C>
+PP_HD XYZZ<C> mul_small(const XYZZ<C>& p, uint32_t g) {
+  return mul_small_with(p, g, [&](XYZZ<C>& r) { r += p; });
 }
 
 }  // namespace pp::msm_digits
