@@ -226,6 +226,97 @@ void msm_cases(std::size_t max_n) {
 TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
 TEST(MsmTwin, G2) { msm_cases<G2Curve>(150); }
 
+// ---------------------------------------------------------------- fixed-base tables
+
+// Copy k of the table is 2^(k·c)·P, checked by scalar multiplication.
+template <class C>
+void check_table(std::size_t n, int c, int copies) {
+  SCOPED_TRACE("n " + std::to_string(n) + " c " + std::to_string(c) + " copies " + std::to_string(copies));
+  auto pts = random_points<C>(n, kSeed + 23 * n + c);
+  if (n > 2) pts[1] = Affine<C>::infinity();
+  const std::vector<Affine<C>> table = gpu::precompute_twin<C>(pts, c, copies);
+  ASSERT_EQ(table.size(), n * std::size_t(copies));
+  Fr shift = Fr::one();
+  const Fr two_c = Fr::from_u64(uint64_t(1) << c);
+  for (int k = 0; k < copies; ++k) {
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_TRUE(Jacobian<C>::from_affine(table[k * n + i]) == scalar_mul(pts[i], shift)) << "copy " << k << " point " << i;
+    shift = shift * two_c;
+  }
+}
+
+TEST(FixedBaseTable, CopiesAreShiftedBases) {
+  for (std::size_t n : {std::size_t(1), std::size_t(15), std::size_t(16), std::size_t(17), std::size_t(40)})
+    check_table<G1Curve>(n, 5, 4);
+  check_table<G1Curve>(33, 21, 3);
+  check_table<G2Curve>(20, 7, 3);
+}
+
+template <class C>
+void check_table_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies,
+                     const std::string& what) {
+  SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c) + " copies " +
+               std::to_string(copies));
+  const std::vector<Affine<C>> table = gpu::precompute_twin<C>(pts, c, copies);
+  const Jacobian<C> got = gpu::msm_twin<C>(table, ks, c, copies);
+  EXPECT_TRUE(got.is_on_curve());
+  EXPECT_TRUE(got == msm_naive<C>(pts, ks));
+}
+
+template <class C>
+void table_msm_cases(std::size_t max_n) {
+  for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(33), max_n}) {
+    const auto pts = random_points<C>(n, kSeed + 29 * n);
+    const auto ks = random_scalars(n, kSeed + 31 * n);
+    // Full tables (one set: windows(c) copies), a partial last set, two copies of many windows.
+    for (auto [c, copies] : {std::pair{8, 32}, std::pair{9, 29}, std::pair{11, 5}, std::pair{5, 2}, std::pair{13, 20}})
+      check_table_msm<C>(pts, ks, c, copies, "random");
+  }
+  const std::size_t n = max_n;
+  const auto pts = random_points<C>(n, kSeed + 37);
+  const auto ks = random_scalars(n, kSeed + 41);
+  check_table_msm<C>(pts, std::vector<Fr>(n, Fr::zero()), 6, 43, "all zero scalars");
+  check_table_msm<C>(pts, std::vector<Fr>(n, -Fr::one()), 6, 10, "all r-1 scalars");
+  check_table_msm<C>(pts, std::vector<Fr>(n, ks[0]), 7, 37, "one repeated scalar (one bucket per window)");
+  auto opp = pts;
+  auto same = ks;
+  for (std::size_t i = 1; i < n; i += 2) {
+    opp[i] = -opp[i - 1];
+    same[i] = same[i - 1];
+  }
+  check_table_msm<C>(opp, same, 9, 7, "cancelling pairs");
+}
+
+TEST(FixedBaseTable, MsmOverTheTableEqualsNaive) {
+  table_msm_cases<G1Curve>(700);
+  table_msm_cases<G2Curve>(60);
+}
+
+TEST(FixedBaseTable, CopiesPastTheWindowsAreNotUsed) {
+  // windows(16) = 16: a 20-copy table gives a 16-copy shape; the twin wants the table it names.
+  gpu::MsmShape s;
+  ASSERT_TRUE(gpu::make_msm_shape(100, 16, &s, 20).ok());
+  EXPECT_EQ(s.copies, 16);
+  EXPECT_EQ(s.sets(), 1);
+  ASSERT_TRUE(gpu::make_msm_shape(100, 16, &s, 5).ok());
+  EXPECT_EQ(s.sets(), 4);
+  EXPECT_EQ(s.set_copies(3), 1);
+  EXPECT_EQ(s.shift(), 80);
+}
+
+TEST(FixedBaseTable, RejectsBadTables) {
+  gpu::MsmShape s;
+  EXPECT_FALSE(gpu::make_msm_shape(10, 8, &s, 0).ok());
+  // 2^27 points x 16 copies = 2^31 table entries: one past what a sorted entry can index.
+  EXPECT_FALSE(gpu::make_msm_shape(std::size_t(1) << 27, 16, &s, 16).ok());
+  EXPECT_TRUE(gpu::make_msm_shape(std::size_t(1) << 27, 16, &s, 15).ok());
+  const auto pts = random_points<G1Curve>(4, kSeed);
+  const auto ks = random_scalars(4, kSeed);
+  EXPECT_THROW(gpu::msm_twin<G1Curve>(pts, ks, 8, 2), std::invalid_argument);  // 4 points, not 2 x 4
+  EXPECT_THROW(gpu::precompute_twin<G1Curve>(pts, 1, 2), std::invalid_argument);
+  EXPECT_THROW(gpu::precompute_twin<G1Curve>(pts, 8, 0), std::invalid_argument);
+}
+
 TEST(MsmTwin, RejectsBadShapes) {
   gpu::MsmShape s;
   EXPECT_FALSE(gpu::make_msm_shape(10, 1, &s).ok());

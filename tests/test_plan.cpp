@@ -101,6 +101,50 @@ TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {
   }
 }
 
+TEST(PlanBounds, FixedBaseTables) {
+  // A table's workspace: its sorts hold copies x m entries, its buckets one set per `copies`
+  // windows; one copy is the plain MSM's.
+  const uint64_t m = uint64_t(1) << 20;
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 1), msm_workspace_bound(Curve::g1, m, 16));
+  // 4 copies: 4x the sorted entries (+48 MiB of keys, values and sort storage) but 4 sets of
+  // buckets instead of 16 (-72 MiB); 16 copies: one set, 16x the entries.
+  EXPECT_LT(msm_workspace_bound(Curve::g1, m, 16, 4), msm_workspace_bound(Curve::g1, m, 16));
+  EXPECT_GT(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 4));
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 40));
+  EXPECT_THROW(msm_workspace_bound(Curve::g1, m, 16, 0), std::invalid_argument);
+
+  // No room: the bases alone at the default window.
+  FixedBaseChoice none = choose_fixed_base(Curve::g1, m, 0);
+  EXPECT_EQ(none.copies, 1);
+  EXPECT_EQ(none.c, default_msm_window(m));
+  // Room for everything: a table that needs a single set, and cheaper than the plain MSM.
+  const uint64_t tib = uint64_t(1) << 40;
+  for (uint64_t n : {uint64_t(1) << 16, uint64_t(1) << 20, uint64_t(1) << 24}) {
+    const FixedBaseChoice all = choose_fixed_base(Curve::g1, n, tib);
+    EXPECT_EQ((msm_windows(all.c) + all.copies - 1) / all.copies, 1) << "n " << n;
+    EXPECT_LT(all.cost, choose_fixed_base(Curve::g1, n, 0).cost);
+    EXPECT_EQ(all.table_bytes, n * kG1AffineBytes * uint64_t(all.copies));
+    EXPECT_EQ(all.workspace_bytes, msm_workspace_bound(Curve::g1, n, all.c, all.copies));
+  }
+  // A budget is never exceeded, and more room never costs more.
+  const uint64_t n27 = uint64_t(1) << 27;
+  double last = 1e300;
+  for (uint64_t gib : {16, 40, 64, 100, 130}) {
+    const FixedBaseChoice ch = choose_fixed_base(Curve::g1, n27, gib << 30);
+    if (ch.copies > 1) {
+      EXPECT_LE(ch.table_bytes + ch.workspace_bytes, gib << 30) << gib << " GiB";
+    }
+    EXPECT_LE(ch.cost, last) << gib << " GiB";
+    EXPECT_LT(uint64_t(ch.copies) * n27, uint64_t(1) << 31);
+    last = ch.cost;
+  }
+  EXPECT_GT(choose_fixed_base(Curve::g1, n27, uint64_t(130) << 30).copies, 1);
+  const FixedBaseChoice g2 = choose_fixed_base(Curve::g2, uint64_t(1) << 24, uint64_t(20) << 30);
+  EXPECT_GT(g2.copies, 1);
+  EXPECT_LE(g2.table_bytes + g2.workspace_bytes, uint64_t(20) << 30);
+  EXPECT_EQ(g2.table_bytes, (uint64_t(1) << 24) * kG2AffineBytes * uint64_t(g2.copies));
+}
+
 TEST(PlanShape, PorepLikeSizes) {
   const CircuitShape s = porep_like_shape(27);
   EXPECT_EQ(s.num_inputs, 9u);

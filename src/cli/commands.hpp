@@ -132,6 +132,7 @@ struct BenchGpuOptions {
   std::string curve = "g1";  // g1 | g2
   int lg = 20;
   int window = 0;            // msm window (0: default)
+  int copies = 1;            // msm: fixed-base table copies (1: none, 0: the planner's choice)
   int runs = 5, warmup = 1, device = 0;
   bool cpu = false;  // msm only: time pp::msm on the host instead of the GPU kernel
   int threads = 0;   // --cpu: worker threads (0: the global --threads, else all cores)

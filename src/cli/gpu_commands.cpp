@@ -17,6 +17,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.curve = o.curve;
   b.lg = o.lg;
   b.window = o.window;
+  b.copies = o.copies;
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
@@ -26,7 +27,8 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   // The same in the anchors' key=value shape (../shared/notes/anchors.md), to divide by theirs.
   const std::string op = r.op == "ntt" ? std::string("ntt-nr") : r.op + "-" + r.curve;
   fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
-             r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms, r.op == "ntt" ? "" : " precomputed=0");
+             r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms,
+             r.op == "ntt" ? std::string() : fmt::format(" precomputed={}", r.copies > 1 ? r.copies : 0));
   return 0;
 #else
   (void)o;

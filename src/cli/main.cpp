@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
       b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
     if (std::string(op) == "msm") {
       b->add_option("--window", bench_gpu.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
+      b->add_option("--precompute", bench_gpu.copies,
+                    "Copies of the bases in a fixed-base table, copy k = 2^(k*c)*P (1: none; 0: as many as the "
+                    "planner chooses for the card's free memory, and its window unless --window is given)")
+          ->check(CLI::Range(0, 64))
+          ->capture_default_str();
       b->add_flag("--cpu", bench_gpu.cpu, "Time the CPU MSM (pp::msm) instead of the GPU kernel");
       b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
           ->check(CLI::NonNegativeNumber);

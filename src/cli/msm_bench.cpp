@@ -72,6 +72,7 @@ int run_bench_msm_cpu(const BenchGpuOptions& o) {
   if (o.runs < 1 || o.warmup < 0) throw std::invalid_argument("bench msm --cpu: --runs must be >= 1");
   if (o.lg > 26) throw std::invalid_argument("bench msm --cpu: --lg must be <= 26");
   if (o.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
+  if (o.copies != 1) throw std::invalid_argument("bench msm --cpu: --precompute is for the GPU MSM only");
   if (o.curve == "g2") return bench<G2Curve>(o);
   return bench<G1Curve>(o);
 }

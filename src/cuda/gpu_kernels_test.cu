@@ -190,6 +190,28 @@ bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks
   return got.is_on_curve() && got == want;
 }
 
+// A fixed-base table built on the GPU (precompute_bases) equals its CPU twin (when `twin`), and
+// the MSM over it equals the CPU MSM over the bases.
+template <class C>
+bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies, bool twin) {
+  gpu::MsmShape shape;
+  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, copies));
+  const std::size_t n = pts.size();
+  std::vector<Affine<C>> table(n * std::size_t(copies));
+  std::copy(pts.begin(), pts.end(), table.begin());
+  Dev<Affine<C>> dp(table);
+  ok_or_throw(gpu::precompute_bases<C>(dp.p, n, shape.c, copies, nullptr));
+  bool ok = true;
+  if (twin) ok = dp.down() == gpu::precompute_twin<C>(pts, shape.c, copies);
+  Dev<Fr> dk(ks);
+  Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
+  Dev<XYZZ<C>> sums(std::size_t(shape.sets()));
+  std::vector<XYZZ<C>> host(std::size_t(shape.sets()));
+  Jacobian<C> got;
+  ok_or_throw(gpu::msm_wait<C>(dp.p, dk.p, shape, ws.p, ws.n, sums.p, host.data(), nullptr, &got));
+  return ok && got.is_on_curve() && got == msm<C>(pts, ks);
+}
+
 template <class C>
 bool gpu_batch_equals(const std::vector<Affine<C>>& pts, const std::vector<uint64_t>& bits) {
   Dev<Affine<C>> dp(pts);
@@ -257,6 +279,34 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     same[i] = same[i - 1];
   }
   run("cancelling pairs P, -P with equal scalars", opp, same, 0);
+  // Fixed-base tables: table == CPU twin, MSM over it == CPU MSM; full tables (one set), partial
+  // last sets, tiny and odd sizes, the edge-case inputs.
+  auto table_row = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c,
+                       int copies, bool twin) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = gpu_table_msm_equals<C>(pp_, kk, c, copies, twin);
+    row(g + " msm, fixed-base table: " + what + " (c=" + std::to_string(c) + ", " + std::to_string(copies) +
+            " copies)",
+        std::to_string(pp_.size()), ok, ms_since(t0));
+  };
+  for (std::size_t m : {std::size_t(1), std::size_t(33), std::size_t(1000)}) {
+    std::vector<Affine<C>> pm(all_pts.begin(), all_pts.begin() + m);
+    std::vector<Fr> km(all_ks.begin(), all_ks.begin() + m);
+    for (auto [c, copies] : {std::pair{5, 2}, std::pair{8, 32}, std::pair{13, 5}, std::pair{16, 16}})
+      table_row("random", pm, km, c, copies, true);
+  }
+  for (auto [c, copies] : {std::pair{7, 3}, std::pair{12, 22}, std::pair{16, 4}, std::pair{21, 13}, std::pair{24, 6}})
+    table_row("random", p, k, c, copies, true);
+  table_row("one repeated scalar", p, std::vector<Fr>(n, k[0]), 10, 26, true);
+  table_row("every third point at infinity", inf, k, 11, 4, true);
+  table_row("cancelling pairs", opp, same, 9, 29, true);
+  if (max_lg >= 16) {
+    const std::size_t big = std::size_t(1) << max_lg;
+    std::vector<Affine<C>> pb(all_pts.begin(), all_pts.begin() + big);
+    std::vector<Fr> kb(all_ks.begin(), all_ks.begin() + big);
+    table_row("random", pb, kb, 0, 3, false);
+    table_row("random", pb, kb, 20, 13, false);
+  }
   {
     const auto t0 = std::chrono::steady_clock::now();
     row(g + " batch add: no bits / all bits", "4096",
@@ -273,14 +323,18 @@ void planner_rows() {
   bool ok = true;
   for (std::size_t m : {std::size_t(1), std::size_t(1000), std::size_t(1) << 16, std::size_t(1) << 20,
                         std::size_t(1) << 24, (std::size_t(1) << 27) + 3, (std::size_t(1) << 30) - 1}) {
-    for (int c : {0, 4, 12, 16, 20, 21, 24}) {
-      gpu::MsmShape shape;
-      ok_or_throw(gpu::make_msm_shape(m, c, &shape));
-      const bool g1 = engine::msm_workspace_bound(engine::Curve::g1, m, shape.c) >= gpu::msm_workspace_bytes<G1Curve>(shape);
-      const bool g2 = engine::msm_workspace_bound(engine::Curve::g2, m, shape.c) >= gpu::msm_workspace_bytes<G2Curve>(shape);
-      if (!g1 || !g2) std::printf("  planner bound too small: m %zu c %d (g1 %d g2 %d)\n", m, shape.c, g1, g2);
-      ok = ok && g1 && g2;
-    }
+    for (int c : {0, 4, 12, 16, 20, 21, 24})
+      for (int copies : {1, 2, 5, 13}) {
+        gpu::MsmShape shape;
+        if (!gpu::make_msm_shape(m, c, &shape, copies).ok()) continue;  // a table past 2^31 points
+        const bool g1 = engine::msm_workspace_bound(engine::Curve::g1, m, shape.c, copies) >=
+                        gpu::msm_workspace_bytes<G1Curve>(shape);
+        const bool g2 = engine::msm_workspace_bound(engine::Curve::g2, m, shape.c, copies) >=
+                        gpu::msm_workspace_bytes<G2Curve>(shape);
+        if (!g1 || !g2)
+          std::printf("  planner bound too small: m %zu c %d copies %d (g1 %d g2 %d)\n", m, shape.c, copies, g1, g2);
+        ok = ok && g1 && g2;
+      }
     ok = ok && engine::batch_add_workspace_bound(engine::Curve::g1, m) >= gpu::batch_add_workspace_bytes<G1Curve>(m) &&
          engine::batch_add_workspace_bound(engine::Curve::g2, m) >= gpu::batch_add_workspace_bytes<G2Curve>(m);
   }

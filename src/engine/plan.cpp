@@ -308,10 +308,42 @@ int default_msm_window(uint64_t m) { return gpu::default_gpu_window(m); }
 // The kernels' own layouts (gpu/msm.hpp), sized for every piece up to m points: a segment count
 // that bounds all of them and a bound of the radix sort's storage (CUB's query needs the device
 // compiler; the GPU harness checks both bounds against the kernels' exact figures).
-uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c) {
+uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies) {
   if (m == 0) return 0;
-  (void)msm_windows(c);  // checks c
-  return align_up(gpu::msm_layout(m, c, segments_bound(m), xyzz_bytes(curve), gpu::radix_sort_temp_bound(m)).total);
+  const int windows = msm_windows(c);  // checks c
+  if (copies < 1) throw std::invalid_argument(fmt::format("msm_workspace_bound: {} copies", copies));
+  const gpu::MsmShape shape{m, c, std::min(copies, windows)};
+  const uint64_t entries = shape.entries();
+  return align_up(gpu::msm_layout(shape, segments_bound(entries), xyzz_bytes(curve),
+                                  gpu::radix_sort_temp_bound(entries)).total);
+}
+
+FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget) {
+  // A full XYZZ addition (the reduction's) against a mixed one (the accumulation's), measured
+  // per addition on the H200 (docs/PERF.md, v6 stage table: G1 2^24, G2 2^24).
+  const double full_add = curve == Curve::g1 ? 1.8 : 3.0;
+  const uint64_t point_bytes = curve == Curve::g1 ? kG1AffineBytes : kG2AffineBytes;
+  const auto cost = [&](int c, int sets) {
+    return double(m) * msm_windows(c) + double(sets) * 2.0 * full_add * double(uint64_t(1) << (c - 1));
+  };
+  const int c0 = default_msm_window(std::max<uint64_t>(m, 1));
+  FixedBaseChoice best{c0, 1, m * point_bytes, msm_workspace_bound(curve, m, c0, 1), cost(c0, msm_windows(c0))};
+  if (m == 0 || m * point_bytes + best.workspace_bytes > budget) return best;
+  for (int c = gpu::kMinWindow; c <= gpu::kMaxWindow; ++c) {
+    const int windows = msm_windows(c);
+    for (int copies = 2; copies <= windows; ++copies) {
+      if (m * uint64_t(copies) >= (uint64_t(1) << 31)) break;  // an entry's index must fit 31 bits
+      const int sets = (windows + copies - 1) / copies;
+      if (copies > 1 && (windows + copies - 2) / (copies - 1) == sets) continue;  // one copy fewer, same sets
+      const FixedBaseChoice ch{c, copies, m * point_bytes * uint64_t(copies), msm_workspace_bound(curve, m, c, copies),
+                               cost(c, sets)};
+      if (ch.table_bytes + ch.workspace_bytes > budget) break;  // more copies only need more
+      if (ch.cost < best.cost * (1 - 1e-9) ||
+          (ch.cost <= best.cost * (1 + 1e-9) && ch.table_bytes + ch.workspace_bytes < best.table_bytes + best.workspace_bytes))
+        best = ch;
+    }
+  }
+  return best;
 }
 
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {

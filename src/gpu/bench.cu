@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proofpipe/cuda/check.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/bench.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
@@ -134,34 +135,65 @@ constexpr double kFpMulImad = 588;
 template <class C>
 BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   const std::size_t n = std::size_t(1) << o.lg;
+  const bool g1 = std::is_same_v<C, G1Curve>;
+  int c = o.window, copies = o.copies;
+  if (copies < 0) throw std::invalid_argument("bench msm: copies must be >= 0");
+  if (copies == 0) {
+    // The planner's table for what the card has free, less the scalars and a margin.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const uint64_t margin = uint64_t(1) << 30, scalars = n * sizeof(Fr);
+    const uint64_t budget = free_bytes > margin + scalars ? free_bytes - margin - scalars : 0;
+    const engine::FixedBaseChoice ch = engine::choose_fixed_base(g1 ? engine::Curve::g1 : engine::Curve::g2, n, budget);
+    copies = ch.copies;
+    if (c == 0) c = ch.c;
+  }
   MsmShape shape;
-  throw_if(make_msm_shape(n, o.window, &shape));
-  DeviceBuffer<Affine<C>> pts(n);
+  throw_if(make_msm_shape(n, c, &shape, copies));
+  DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
   DeviceBuffer<Fr> ks(n);
   fill_points<C>(pts.p, n, o.seed);
   random_scalars_kernel<<<grid(n), 256>>>(ks.p, n, o.seed);
-  const std::size_t ws_bytes = msm_workspace_bytes<C>(shape);
-  DeviceBuffer<char> ws(ws_bytes);
-  DeviceBuffer<XYZZ<C>> res(std::size_t(shape.windows()));
-  std::vector<XYZZ<C>> host_sums(std::size_t(shape.windows()));
-  PP_CUDA_CHECK(cudaDeviceSynchronize());
   BenchResult r;
   r.op = "msm";
   r.curve = o.curve;
   r.lg = o.lg;
   r.window = shape.c;
-  // Timed: the kernels and the copy of the window sums (the host's Horner step takes microseconds).
+  r.copies = shape.copies;
+  if (shape.copies > 1) {
+    cudaEvent_t a, b;
+    PP_CUDA_CHECK(cudaEventCreate(&a));
+    PP_CUDA_CHECK(cudaEventCreate(&b));
+    PP_CUDA_CHECK(cudaEventRecord(a, stream));
+    throw_if(precompute_bases<C>(pts.p, n, shape.c, shape.copies, stream));
+    PP_CUDA_CHECK(cudaEventRecord(b, stream));
+    PP_CUDA_CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    PP_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+    r.precompute_ms = t;
+    PP_CUDA_WARN(cudaEventDestroy(a));
+    PP_CUDA_WARN(cudaEventDestroy(b));
+  }
+  // The plain MSM's workspace too: with a table, its result is checked against the plain one.
+  MsmShape plain;
+  throw_if(make_msm_shape(n, o.window, &plain));
+  const std::size_t ws_bytes = std::max(msm_workspace_bytes<C>(shape), msm_workspace_bytes<C>(plain));
+  DeviceBuffer<char> ws(ws_bytes);
+  DeviceBuffer<XYZZ<C>> res(std::size_t(std::max(shape.sets(), plain.sets())));
+  std::vector<XYZZ<C>> host_sums(std::size_t(std::max(shape.sets(), plain.sets())));
+  PP_CUDA_CHECK(cudaDeviceSynchronize());
+  // Timed: the kernels and the copy of the sums (the host's Horner step takes microseconds).
   summarise(r, time_runs(o, stream, [&] {
     throw_if(msm<C>(pts.p, ks.p, shape, ws.p, ws_bytes, res.p, stream));
-    PP_CUDA_CHECK(cudaMemcpyAsync(host_sums.data(), res.p, sizeof(XYZZ<C>) * host_sums.size(), cudaMemcpyDeviceToHost,
+    PP_CUDA_CHECK(cudaMemcpyAsync(host_sums.data(), res.p, sizeof(XYZZ<C>) * shape.sets(), cudaMemcpyDeviceToHost,
                                   stream));
   }));
-  // Additions: n mixed per window, two full per bucket per window in the reduction.
-  const double fp_muls_per_madd = std::is_same_v<C, G1Curve> ? 10 : 30, fp_muls_per_add = fp_muls_per_madd * 1.4;
-  const double imad = double(shape.windows()) * (double(n) * fp_muls_per_madd +
-                                                 2.0 * shape.buckets() * fp_muls_per_add) * kFpMulImad;
+  // Additions: n mixed per window, two full per bucket per set in the reduction.
+  const double fp_muls_per_madd = g1 ? 10 : 30, fp_muls_per_add = fp_muls_per_madd * 1.4;
+  const double imad = (double(shape.windows()) * double(n) * fp_muls_per_madd +
+                       double(shape.sets()) * 2.0 * shape.buckets() * fp_muls_per_add) * kFpMulImad;
   r.imad_fraction = imad / (r.median_ms * 1e-3) / o.imad_peak;
-  // One more run with stage events: where the time goes (summed over windows).
+  // One more run with stage events: where the time goes (summed over sets).
   std::vector<cudaEvent_t> ev(msm_trace_events(shape));
   for (auto& e : ev) PP_CUDA_CHECK(cudaEventCreate(&e));
   const MsmTrace trace{ev.data(), ev.size()};
@@ -173,13 +205,25 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     PP_CUDA_CHECK(cudaEventElapsedTime(&t, ev[a], ev[b]));
     return double(t);
   };
-  for (int w = 0; w < shape.windows(); ++w)
+  for (int w = 0; w < shape.sets(); ++w)
     for (int k = 0; k < 4; ++k) stage[k] += between(std::size_t(4 * w + k), std::size_t(4 * w + k + 1));
   const double reduce = between(ev.size() - 2, ev.size() - 1);
   for (auto& e : ev) PP_CUDA_WARN(cudaEventDestroy(e));
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; workspace %zu MiB",
-                stage[0], stage[1], stage[2], stage[3], reduce, ws_bytes >> 20);
+  char buf[384];
+  int len = std::snprintf(buf, sizeof buf,
+                          "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; workspace %zu MiB",
+                          stage[0], stage[1], stage[2], stage[3], reduce, ws_bytes >> 20);
+  if (shape.copies > 1) {
+    // The table's MSM against the plain MSM of the same bases and scalars.
+    Jacobian<C> with_table, without;
+    throw_if(msm_wait<C>(pts.p, ks.p, shape, ws.p, ws_bytes, res.p, host_sums.data(), stream, &with_table));
+    throw_if(msm_wait<C>(pts.p, ks.p, plain, ws.p, ws_bytes, res.p, host_sums.data(), stream, &without));
+    if (!(with_table == without))
+      throw std::runtime_error("bench msm: the fixed-base table's MSM differs from the plain MSM");
+    std::snprintf(buf + len, sizeof buf - std::size_t(len),
+                  "; table %d copies (%zu MiB) built in %.1f ms, %d sets; equals the plain MSM", shape.copies,
+                  (n * std::size_t(shape.copies) * sizeof(Affine<C>)) >> 20, r.precompute_ms, shape.sets());
+  }
   r.note = buf;
   return r;
 }

@@ -20,10 +20,16 @@ constexpr int kThreads = 128;           // accumulation / reduction block size
 
 unsigned blocks_for(uint64_t items, unsigned threads = kThreads) { return unsigned((items + threads - 1) / threads); }
 
-__global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w, uint32_t* keys,
+__global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int copies, uint32_t* keys,
                               uint32_t* values) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) digit_entry(scalars[i], i, c, w, keys[i], values[i]);
+  if (i < n) digit_entries(scalars[i], i, n, c, w0, copies, keys, values);
+}
+
+template <class C>
+__global__ void shift_kernel(const Affine<C>* prev, Affine<C>* out, uint64_t n, int c) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  shift_batch(prev, out, n, t * kShiftBatch, c);
 }
 
 // Resident blocks per SM the accumulation kernels are compiled for: enough warps per scheduler
@@ -201,8 +207,8 @@ MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   MsmSpace<C> s{};
   cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
   s.sort_bytes = 0;
-  cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.n), 0, sh.c);
-  const MsmLayout l = msm_layout(sh.n, sh.c, sh.segments(), sizeof(XYZZ<C>), s.sort_bytes);
+  cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.entries()), 0, sh.c);
+  const MsmLayout l = msm_layout(sh, sh.segments(), sizeof(XYZZ<C>), s.sort_bytes);
   char* b = static_cast<char*>(base);
   const auto at = [&](std::size_t offset) { return b ? static_cast<void*>(b + offset) : nullptr; };
   s.keys = static_cast<uint32_t*>(at(l.keys));
@@ -238,10 +244,12 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   auto mark = [&] {
     if (timed) device::EventRecord(trace->events[next_event++], stream);
   };
-  if (sh.c < kMinWindow || sh.c > kMaxWindow) return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
+  if (sh.c < kMinWindow || sh.c > kMaxWindow || sh.copies < 1 || sh.copies > sh.windows() ||
+      sh.entries() >= (std::size_t(1) << 31))
+    return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
   if (sh.n == 0)
     return accumulate ? Status{}
-                      : from_cuda(device::MemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.windows(), stream),
+                      : from_cuda(device::MemsetAsync(d_window_sums, 0, sizeof(XYZZ<C>) * sh.sets(), stream),
                                   "pp::gpu::msm");
   if (d_points == nullptr || d_scalars == nullptr || d_workspace == nullptr)
     return Status::invalid("pp::gpu::msm: null pointer");
@@ -251,39 +259,42 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
                            std::to_string(ws.total) + " needed");
   const uint32_t n = uint32_t(sh.n);
   const uint32_t null_key = kNullKey(sh.c);
-  const uint64_t segs = sh.segments();
   mark();
-  if (Status s = from_cuda(device::MemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.windows(), stream),
+  if (Status s = from_cuda(device::MemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.sets(), stream),
                            "pp::gpu::msm: clear buckets");
       !s)
     return s;
-  for (int w = 0; w < sh.windows(); ++w) {
-    XYZZ<C>* bw = ws.buckets + std::size_t(w) * sh.buckets();
-    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, w, ws.keys, ws.values);
+  for (int j = 0; j < sh.sets(); ++j) {
+    XYZZ<C>* bw = ws.buckets + std::size_t(j) * sh.buckets();
+    const int kj = sh.set_copies(j);
+    const uint64_t m = uint64_t(n) * uint64_t(kj);  // this set's entries
+    const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
+    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, j * sh.copies, kj, ws.keys,
+                   ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
     std::size_t temp = ws.sort_bytes;
-    if (cudaError_t e = device::algorithm(cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(n), 0, sh.c, stream));
+    if (cudaError_t e = device::algorithm(cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(m), 0, sh.c, stream));
         e != cudaSuccess)
       return from_cuda(e, "pp::gpu::msm: radix sort");
     mark();
     if (Status s = from_cuda(device::MemsetAsync(ws.long_count, 0, sizeof(unsigned int), stream), "pp::gpu::msm"); !s)
       return s;
-    device::launch(segments_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), v.Current(), n, sh.segment(), d_points,
-                                                                  null_key, bw, ws.head, ws.tail, segs);
+    device::launch(segments_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), v.Current(), m, sh.segment(),
+                   d_points, null_key, bw, ws.head, ws.tail, segs);
     mark();
-    device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), n, sh.segment(), null_key, bw, ws.head,
-                                                                ws.tail, segs, ws.long_chains, ws.long_count);
-    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(sh.segments())), kThreads, 0, stream,
-        k.Current(), sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
+    device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), m, sh.segment(), null_key, bw,
+                   ws.head, ws.tail, segs, ws.long_chains, ws.long_count);
+    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(segs)), kThreads, 0, stream, k.Current(),
+                   sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
     mark();
   }
-  const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.windows();
+  const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.sets();
   device::launch(bucket_scan_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
-      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()));
+      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.sets()));
   device::launch(bucket_chunks_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
-      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.windows()), ws.chunks);
-  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.windows()), ws.scratch, d_window_sums, accumulate, stream);
+      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.sets()), ws.chunks);
+  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.sets()), ws.scratch, d_window_sums, accumulate, stream);
   mark();
   return last_error("pp::gpu::msm");
 }
@@ -294,7 +305,7 @@ Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& 
                 Jacobian<C>* result) {
   if (host_sums == nullptr || result == nullptr) return Status::invalid("pp::gpu::msm_wait: null pointer");
   if (Status s = msm<C>(d_points, d_scalars, shape, d_workspace, workspace_bytes, d_window_sums, stream); !s) return s;
-  if (Status s = from_cuda(device::MemcpyAsync(host_sums, d_window_sums, sizeof(XYZZ<C>) * shape.windows(),
+  if (Status s = from_cuda(device::MemcpyAsync(host_sums, d_window_sums, sizeof(XYZZ<C>) * shape.sets(),
                                            cudaMemcpyDeviceToHost, stream),
                            "pp::gpu::msm_wait");
       !s)
@@ -321,6 +332,20 @@ BatchSpace<C> carve_batch(void* base, std::size_t n) {
   return s;
 }
 }  // namespace
+
+template <class C>
+Status precompute_bases(Affine<C>* d_table, std::size_t n, int c, int copies, Stream stream) {
+  if (c < kMinWindow || c > kMaxWindow || copies < 1)
+    return Status::invalid("pp::gpu::precompute_bases: window " + std::to_string(c) + ", " + std::to_string(copies) +
+                           " copies");
+  if (n == 0 || copies == 1) return {};
+  if (d_table == nullptr) return Status::invalid("pp::gpu::precompute_bases: null table");
+  const uint64_t batches = (n + kShiftBatch - 1) / kShiftBatch;
+  for (int k = 1; k < copies; ++k)
+    device::launch(shift_kernel<C>, blocks_for(batches), kThreads, 0, stream, d_table + std::size_t(k - 1) * n,
+                   d_table + std::size_t(k) * n, uint64_t(n), c);
+  return last_error("pp::gpu::precompute_bases");
+}
 
 template <class C>
 std::size_t batch_add_workspace_bytes(std::size_t n) {
@@ -352,6 +377,7 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
                          const MsmTrace*, bool);                                                               \
   template Status msm_wait<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, XYZZ<C>*, \
                               Stream, Jacobian<C>*);                                                           \
+  template Status precompute_bases<C>(Affine<C>*, std::size_t, int, int, Stream);                            \
   template std::size_t batch_add_workspace_bytes<C>(std::size_t);                                            \
   template Status batch_add<C>(const Affine<C>*, const uint64_t*, std::size_t, void*, std::size_t, XYZZ<C>*,     \
                                Stream, bool);

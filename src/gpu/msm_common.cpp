@@ -12,14 +12,19 @@
 
 namespace pp::gpu {
 
-Status make_msm_shape(std::size_t n, int c, MsmShape* out) {
+Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies) {
   if (n >= (std::size_t(1) << 31))
     return Status::invalid("pp::gpu::msm: " + std::to_string(n) + " points exceed the limit 2^31 - 1");
   if (c == 0) c = default_gpu_window(n);
   if (c < kMinWindow || c > kMaxWindow)
     return Status::invalid("pp::gpu::msm: window " + std::to_string(c) + " outside [" + std::to_string(kMinWindow) +
                            ", " + std::to_string(kMaxWindow) + "]");
-  *out = MsmShape{n, c};
+  if (copies < 1) return Status::invalid("pp::gpu::msm: " + std::to_string(copies) + " copies of the bases");
+  copies = std::min(copies, msm_digits::num_windows(c));
+  if (n * std::size_t(copies) >= (std::size_t(1) << 31))
+    return Status::invalid("pp::gpu::msm: " + std::to_string(copies) + " copies of " + std::to_string(n) +
+                           " points exceed the table limit of 2^31 - 1 points");
+  *out = MsmShape{n, c, copies};
   return {};
 }
 
@@ -37,43 +42,48 @@ XYZZ<C> sum_points(const std::vector<XYZZ<C>>& v) {
 
 template <class C>
 Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
-  return combine_windows(window_sums, shape.windows(), shape.c);
+  return combine_windows(window_sums, shape.sets(), shape.shift());
 }
 
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c) {
-  if (points.size() != scalars.size())
-    throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points but " +
-                                std::to_string(scalars.size()) + " scalars");
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies) {
   MsmShape shape;
-  if (Status s = make_msm_shape(points.size(), c, &shape); !s) throw std::invalid_argument(s.message);
+  if (Status s = make_msm_shape(scalars.size(), c, &shape, copies); !s) throw std::invalid_argument(s.message);
+  if (points.size() != scalars.size() * std::size_t(copies))
+    throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points for " +
+                                std::to_string(copies) + " copies of " + std::to_string(scalars.size()) + " bases");
   const std::size_t n = shape.n;
   if (n == 0) return Jacobian<C>::infinity();
-  std::vector<uint32_t> keys(n), values(n), order(n), sk(n), sv(n);
+  const std::size_t entries = shape.entries();
+  std::vector<uint32_t> keys(entries), values(entries), order(entries), sk(entries), sv(entries);
   const std::size_t nb = shape.buckets();
-  // Buckets of every window (all zero bytes: infinity, as the device's memset).
-  std::vector<XYZZ<C>> buckets(std::size_t(shape.windows()) * nb), head(shape.segments()), tail(shape.segments());
+  // Buckets of every set (all zero bytes: infinity, as the device's memset).
+  std::vector<XYZZ<C>> buckets(std::size_t(shape.sets()) * nb), head(shape.segments()), tail(shape.segments());
   const uint32_t null_key = kNullKey(shape.c);
-  for (int w = 0; w < shape.windows(); ++w) {
+  for (int j = 0; j < shape.sets(); ++j) {
+    const int kj = shape.set_copies(j);
+    const std::size_t m = n * std::size_t(kj);
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
-      digit_entry(scalars[i], uint32_t(i), shape.c, w, keys[i], values[i]);
+      digit_entries(scalars[i], uint32_t(i), n, shape.c, j * shape.copies, kj, keys.data(), values.data());
     });
     // A stable sort by key, as the device's radix sort.
+    order.resize(m);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < m; ++i) {
       sk[i] = keys[order[i]];
       sv[i] = values[order[i]];
     }
-    XYZZ<C>* bw = buckets.data() + std::size_t(w) * nb;
-    tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
+    XYZZ<C>* bw = buckets.data() + std::size_t(j) * nb;
+    const uint64_t segs = (m + shape.segment() - 1) / shape.segment();
+    tbb::parallel_for(uint64_t(0), segs, [&](uint64_t s) {
       RegisterSides<typename C::Field> sides{};
-      segment_sums(s, shape.segment(), sk.data(), sv.data(), n, points.data(), null_key, bw, head.data(), tail.data(),
+      segment_sums(s, shape.segment(), sk.data(), sv.data(), m, points.data(), null_key, bw, head.data(), tail.data(),
                    sides);
     });
-    tbb::parallel_for(uint64_t(0), uint64_t(shape.segments()), [&](uint64_t s) {
+    tbb::parallel_for(uint64_t(0), segs, [&](uint64_t s) {
       uint64_t last = 0;
-      if (chain_sums(s, shape.segment(), sk.data(), n, null_key, bw, head.data(), tail.data(), &last) == kChainLong) {
+      if (chain_sums(s, shape.segment(), sk.data(), m, null_key, bw, head.data(), tail.data(), &last) == kChainLong) {
         // The device sums a long chain with a block-wide tree; any order gives the same point.
         XYZZ<C> acc = tail[s];
         for (uint64_t t = s + 1; t <= last; ++t) acc += head[t];
@@ -81,9 +91,9 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
       }
     });
   }
-  std::vector<XYZZ<C>> window_sums(shape.windows());
+  std::vector<XYZZ<C>> set_sums(shape.sets());
   const uint32_t chunks = shape.reduce_chunks();
-  std::vector<XYZZ<C>> partial(std::size_t(shape.windows()) * chunks);
+  std::vector<XYZZ<C>> partial(std::size_t(shape.sets()) * chunks);
   tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
     const std::size_t w = i / chunks;
     bucket_chunk_scan(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
@@ -92,10 +102,26 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
     const std::size_t w = i / chunks;
     partial[i] = bucket_chunk_total(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
   });
-  for (int w = 0; w < shape.windows(); ++w)
-    window_sums[w] = sum_points(std::vector<XYZZ<C>>(partial.begin() + std::size_t(w) * chunks,
-                                                     partial.begin() + std::size_t(w + 1) * chunks));
-  return msm_combine(window_sums.data(), shape);
+  for (int w = 0; w < shape.sets(); ++w)
+    set_sums[w] = sum_points(std::vector<XYZZ<C>>(partial.begin() + std::size_t(w) * chunks,
+                                                  partial.begin() + std::size_t(w + 1) * chunks));
+  return msm_combine(set_sums.data(), shape);
+}
+
+template <class C>
+std::vector<Affine<C>> precompute_twin(std::span<const Affine<C>> points, int c, int copies) {
+  if (c < kMinWindow || c > kMaxWindow || copies < 1)
+    throw std::invalid_argument("pp::gpu::precompute_twin: window " + std::to_string(c) + ", " +
+                                std::to_string(copies) + " copies");
+  const std::size_t n = points.size();
+  std::vector<Affine<C>> table(n * std::size_t(copies));
+  std::copy(points.begin(), points.end(), table.begin());
+  const uint64_t batches = (n + kShiftBatch - 1) / kShiftBatch;
+  for (int k = 1; k < copies; ++k)
+    tbb::parallel_for(uint64_t(0), batches, [&](uint64_t t) {
+      shift_batch(table.data() + std::size_t(k - 1) * n, table.data() + std::size_t(k) * n, n, t * kShiftBatch, c);
+    });
+  return table;
 }
 
 template <class C>
@@ -113,8 +139,10 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
 
 template Jacobian<G1Curve> msm_combine(const G1XYZZ*, const MsmShape&);
 template Jacobian<G2Curve> msm_combine(const G2XYZZ*, const MsmShape&);
-template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int);
-template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int);
+template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int);
+template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int);
+template std::vector<G1Affine> precompute_twin(std::span<const G1Affine>, int, int);
+template std::vector<G2Affine> precompute_twin(std::span<const G2Affine>, int, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);
 template Jacobian<G2Curve> batch_add_twin(std::span<const G2Affine>, std::span<const uint64_t>);
 

@@ -23,21 +23,20 @@ struct Measure {
 
 }  // namespace
 
-MsmLayout msm_layout(std::size_t n, int c, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes) {
-  const MsmShape sh{n, c};
-  const std::size_t windows = std::size_t(sh.windows()), chunks = sh.reduce_chunks();
+MsmLayout msm_layout(const MsmShape& sh, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes) {
+  const std::size_t entries = sh.entries(), sets = std::size_t(sh.sets()), chunks = sh.reduce_chunks();
   MsmLayout l{};
   Measure m;
-  l.keys = m.take(4 * n);
-  l.values = m.take(4 * n);
-  l.keys_alt = m.take(4 * n);  // the sort's double buffers
-  l.values_alt = m.take(4 * n);
+  l.keys = m.take(4 * entries);
+  l.values = m.take(4 * entries);
+  l.keys_alt = m.take(4 * entries);  // the sort's double buffers
+  l.values_alt = m.take(4 * entries);
   l.sort_temp = m.take(sort_bytes);
-  l.buckets = m.take(windows * sh.buckets() * xyzz_bytes);  // every window's buckets
-  l.head = m.take(segments * xyzz_bytes);                   // segment head sums
-  l.tail = m.take(segments * xyzz_bytes);                   // segment tail sums
-  l.chunks = m.take(windows * chunks * xyzz_bytes);         // bucket-reduction chunks
-  l.scratch = m.take(windows * ((chunks + kTreeItems - 1) / kTreeItems) * xyzz_bytes);  // their tree sums
+  l.buckets = m.take(sets * sh.buckets() * xyzz_bytes);  // every set's buckets
+  l.head = m.take(segments * xyzz_bytes);                // segment head sums
+  l.tail = m.take(segments * xyzz_bytes);                // segment tail sums
+  l.chunks = m.take(sets * chunks * xyzz_bytes);         // bucket-reduction chunks
+  l.scratch = m.take(sets * ((chunks + kTreeItems - 1) / kTreeItems) * xyzz_bytes);  // their tree sums
   l.long_chains = m.take(2 * max_long_chains(segments) * sizeof(uint64_t));
   l.long_count = m.take(sizeof(unsigned int));
   l.total = m.used;

@@ -75,7 +75,22 @@ int default_msm_window(uint64_t m);
 // Upper bound of the GPU MSM workspace for every piece of up to m points at window c: the
 // kernel's own layout (gpu::msm_layout) with a segment count that bounds every piece size and
 // gpu::radix_sort_temp_bound for the sort's storage. Monotone in m and in c. 0 for m == 0.
-uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c);
+// `copies`: the MSM runs over a fixed-base table of that many copies (gpu::MsmShape): its sorts
+// hold copies·m entries, its buckets one set per `copies` windows.
+uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies = 1);
+// A fixed-base table for one MSM of m points (gpu::precompute_bases): c-bit windows and
+// `copies` copies of the bases (copy k = 2^(k·c)·P). The choice minimises the modelled MSM cost
+// (one mixed addition per point per window, two full additions per bucket per set, a full one
+// weighted by its measured cost against a mixed one) within `budget` bytes for the table and the MSM's
+// workspace; of equal costs the smaller table wins. copies = 1 (no table: the bases alone) when
+// no larger one fits or pays.
+struct FixedBaseChoice {
+  int c = 0, copies = 1;
+  uint64_t table_bytes = 0;      // copies·m affine points
+  uint64_t workspace_bytes = 0;  // msm_workspace_bound(curve, m, c, copies)
+  double cost = 0;               // modelled, in mixed additions
+};
+FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget);
 // Upper bound of the bitmap batch addition workspace for m points (gpu::batch_add_layout).
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
 // Bytes of the GPU NTT's tables of a 2^lg domain, as the kernels lay them out

@@ -13,6 +13,9 @@ struct BenchOptions {
   std::string curve = "g1";  // g1 | g2 (msm, batch-add)
   int lg = 20;
   int window = 0;            // msm window c (0 = default)
+  // msm: copies of the bases in a fixed-base table (1: none; 0: as engine::choose_fixed_base
+  // picks for the device's free memory, which then also picks the window).
+  int copies = 1;
   int warmup = 1;
   int runs = 5;
   int device = 0;
@@ -23,6 +26,8 @@ struct BenchOptions {
 struct BenchResult {
   std::string op, curve;
   int lg = 0, window = 0;
+  int copies = 1;            // msm: fixed-base table copies (1: none)
+  double precompute_ms = 0;  // msm: building the table (once, not in the median)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;
   double imad_fraction = 0;  // MSM: modelled multiply work / time / peak (0 when not modelled)

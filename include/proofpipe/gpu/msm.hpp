@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/gpu/msm_kernels.hpp"
@@ -18,23 +19,35 @@
 
 namespace pp::gpu {
 
-// Sizes of one MSM: n points, c-bit windows (0 = default_gpu_window(n)).
+// Sizes of one MSM: n points, c-bit windows (0 = default_gpu_window(n)), and `copies` of the
+// bases in a fixed-base table (precompute_bases): copy k holds 2^(k·c)·P_i, so the digits of
+// windows jK .. jK+K-1 (K = copies) index one table and share one set of buckets: an MSM runs
+// sets() sorts of up to K·n entries and sets() bucket reductions instead of windows() of each,
+// and its sums are 2^(c·K) apart. copies = 1 is the plain MSM.
 struct MsmShape {
   std::size_t n = 0;
   int c = 0;
+  int copies = 1;
   int windows() const { return msm_digits::num_windows(c); }
+  int sets() const { return (windows() + copies - 1) / copies; }
+  // Copies (windows) in set j: the last set may hold fewer.
+  int set_copies(int j) const { return windows() - j * copies < copies ? windows() - j * copies : copies; }
+  int shift() const { return c * copies; }  // bits between consecutive sums
+  std::size_t entries() const { return n * std::size_t(copies); }  // sorted entries of a full set
   uint32_t buckets() const { return uint32_t(1) << (c - 1); }
-  uint32_t segment() const { return segment_length(n); }
-  std::size_t segments() const { return (n + segment() - 1) / segment(); }
-  // Buckets per reduction thread: about 2^17 threads over all windows, 4..64 buckets each.
+  uint32_t segment() const { return segment_length(entries()); }
+  std::size_t segments() const { return (entries() + segment() - 1) / segment(); }
+  // Buckets per reduction thread: about 2^17 threads over all sets, 4..64 buckets each.
   uint32_t reduce_chunk() const {
-    const uint64_t want = (uint64_t(windows()) * buckets()) >> 17;
+    const uint64_t want = (uint64_t(sets()) * buckets()) >> 17;
     return uint32_t(want < 4 ? 4 : want > 64 ? 64 : want);
   }
   uint32_t reduce_chunks() const { return (buckets() + reduce_chunk() - 1) / reduce_chunk(); }
 };
-// Resolves c (and checks n < 2^31, c in [kMinWindow, kMaxWindow]); invalid_argument otherwise.
-Status make_msm_shape(std::size_t n, int c, MsmShape* out);
+// Resolves c and checks n < 2^31, c in [kMinWindow, kMaxWindow], copies >= 1 and
+// copies·n < 2^31 (an entry's index into the table); invalid_argument otherwise. Copies beyond
+// the window count are not used (the shape holds min(copies, windows)).
+Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies = 1);
 
 // The MSM workspace piece by piece, in carve order, each piece 256-byte aligned: the one layout
 // that msm() carves (msm.cu) and the memory planner sizes (plan.cpp). Byte offsets, and the
@@ -45,7 +58,7 @@ struct MsmLayout {
   std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, scratch, long_chains,
       long_count, total;
 };
-MsmLayout msm_layout(std::size_t n, int c, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes);
+MsmLayout msm_layout(const MsmShape& shape, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes);
 // An upper bound of CUB's radix-sort temporary storage for n key-value pairs of 32-bit keys
 // (the GPU harness checks it against CUB's query).
 std::size_t radix_sort_temp_bound(std::size_t n);
@@ -61,8 +74,13 @@ inline constexpr std::size_t kWorkspaceAlign = 256;
 inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block folds into one
 
 // ---- CPU twins ----
+// `points`: copies·n points, a fixed-base table when copies > 1 (precompute_twin).
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0);
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1);
+// The fixed-base table of `copies` copies of the n = points.size() bases for c-bit windows:
+// copy k (at k·n) holds 2^(k·c)·P_i, copy 0 the bases (precompute_bases' twin).
+template <class C>
+std::vector<Affine<C>> precompute_twin(std::span<const Affine<C>> points, int c, int copies);
 template <class C>
 Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const uint64_t> bitmap);
 
@@ -71,30 +89,37 @@ template <class C>
 std::size_t msm_workspace_bytes(const MsmShape& shape);
 // Optional stage timing of one msm() call: when `events` holds at least
 // msm_trace_events(shape) created CUDA events (cudaEvent_t), msm() records events[0] at the
-// start, events[1 + 4w + k] after stage k of window w (k: 0 digits, 1 sort, 2 segment sums,
-// 3 chains) and the last one after the all-window reduction.
+// start, events[1 + 4j + k] after stage k of set j (k: 0 digits, 1 sort, 2 segment sums,
+// 3 chains) and the last one after the all-set reduction.
 struct MsmTrace {
   CUevent_st** events = nullptr;
   std::size_t count = 0;
 };
-inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.windows()); }
+inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.sets()); }
 
-// d_window_sums[0 .. shape.windows()) = the window sums of sum_i scalars[i]·points[i]
-// (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the host.
-// With `accumulate` the window sums are added to d_window_sums instead (an MSM in pieces of
-// one window size; all-zero bytes are the point at infinity).
+// d_window_sums[0 .. shape.sets()) = the sums of sum_i scalars[i]·points[i], one per set of
+// windows (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the
+// host. d_points holds shape.copies·n points (a fixed-base table, copy k at k·n; one copy: the
+// bases). With `accumulate` the sums are added to d_window_sums instead (an MSM in pieces of one
+// shape's c and copies; all-zero bytes are the point at infinity).
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
            std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr,
            bool accumulate = false);
 template <class C>
 Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape);
-// msm + copy of the window sums + cudaStreamSynchronize(stream) + msm_combine, for callers that
-// want the point now (tests, benchmarks). `host_sums` holds shape.windows() elements.
+// msm + copy of the sums + cudaStreamSynchronize(stream) + msm_combine, for callers that want
+// the point now (tests, benchmarks). `host_sums` holds shape.sets() elements.
 template <class C>
 Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
                 std::size_t workspace_bytes, XYZZ<C>* d_window_sums, XYZZ<C>* host_sums, Stream stream,
                 Jacobian<C>* result);
+
+// Fills copies 1 .. copies-1 of the fixed-base table at d_table (copy 0, the n bases, already
+// there; the table holds copies·n points): copy k = 2^c · copy k-1, in kShiftBatch-point batches
+// that share one inversion. Start-up work (once per key), not the proving path.
+template <class C>
+Status precompute_bases(Affine<C>* d_table, std::size_t n, int c, int copies, Stream stream);
 
 template <class C>
 std::size_t batch_add_workspace_bytes(std::size_t n);

@@ -2,9 +2,10 @@
 // src/gpu/msm.cu and the CPU twin in src/gpu/msm_common.cpp run these bodies).
 //
 // Pippenger with signed c-bit digits, one window at a time (so the workspace is O(n), not
-// O(n · windows)):
-//   1. digits:  entry i gets key = |d|-1 (the bucket) or kNullKey(c) when d = 0, and
-//               value = i | sign << 31;
+// O(n · windows)) — or, with a fixed-base table of K copies (copy k = 2^(k·c)·P), one set of K
+// windows at a time, the K·n entries of a set sharing one sort and one set of buckets:
+//   1. digits:  entry i (copy k: k·n + i) gets key = |d|-1 (the bucket) or kNullKey(c) when
+//               d = 0, and value = its index | sign << 31;
 //   2. sort:    (key, value) pairs by key (CUB radix sort over c bits) — each bucket's points
 //               become one contiguous run;
 //   3. segments: the sorted entries are cut into segments (segment_length); a segment sums each of
@@ -14,11 +15,11 @@
 //               thread does the same work whatever the bucket sizes;
 //   4. chains:  each tail adds the heads of the following segments of its bucket (a block-wide
 //               tree when the chain is long, so one huge bucket costs no serial walk);
-//   5. reduce:  after the last window, all windows at once: sum_j (j+1)·B_j in chunks of
+//   5. reduce:  after the last set, all sets at once: sum_j (j+1)·B_j in chunks of
 //               buckets (each chunk's suffix sums in place, then their sum plus l·S for the
 //               chunk offset l), the chunks summed by a tree per window — wide kernels, few
 //               serial steps;
-//   6. combine: the window sums are combined by Horner on the host (c doublings per window).
+//   6. combine: the sums are combined by Horner on the host (c·K doublings per set).
 // Batch addition (the scalar-1 half of the split MSM) sums the set bits of each bitmap word in
 // one thread, then the words' sums by the same tree.
 #pragma once
@@ -46,13 +47,59 @@ inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 
 PP_HD constexpr uint32_t kNullKey(int c) { return uint32_t(1) << (c - 1); }
 
-// Step 1 for entry i of window w (scalar in Montgomery form).
-PP_HD PP_INLINE void digit_entry(const Fr& scalar, uint32_t i, int c, int w, uint32_t& key, uint32_t& value) {
+// Step 1 for scalar i (Montgomery form) and the `copies` windows w0 .. w0+copies-1 of one set:
+// the entry of window w0+k is e = k·n + i (the point's index in the fixed-base table, copy k),
+// key = |d|-1 or kNullKey(c) when d = 0, value = e | sign << 31. The scalar leaves Montgomery
+// form once per set, and the carries of windows 0 .. w0-1 are recomputed (integer work).
+PP_HD PP_INLINE void digit_entries(const Fr& scalar, uint32_t i, uint64_t n, int c, int w0, int copies,
+                                   uint32_t* keys, uint32_t* values) {
   uint64_t k[4];
   scalar.to_canonical(k);
-  const int32_t d = msm_digits::signed_digit(k, c, w);
-  key = d == 0 ? kNullKey(c) : uint32_t(d > 0 ? d : -d) - 1;
-  value = i | (d < 0 ? kSignBit : 0u);
+  const uint32_t half = uint32_t(1) << (c - 1);
+  uint32_t carry = 0;
+  for (int v = 0; v < w0; ++v) carry = msm_digits::window_bits_at(k, v * c, c) + carry > half ? 1u : 0u;
+  for (int j = 0; j < copies; ++j) {
+    // As msm_digits::signed_digit: d > half stands for d - 2^c with a carry out (d = 2^c: 0).
+    const uint32_t d = msm_digits::window_bits_at(k, (w0 + j) * c, c) + carry;
+    const bool negative = d > half;
+    carry = negative ? 1u : 0u;
+    const uint32_t magnitude = negative ? (uint32_t(1) << c) - d : d;
+    const uint64_t e = uint64_t(j) * n + i;
+    keys[e] = magnitude == 0 ? kNullKey(c) : magnitude - 1;
+    values[e] = uint32_t(e) | (negative && magnitude != 0 ? kSignBit : 0u);
+  }
+}
+
+// Fixed-base tables (precompute_bases): points [b, b + kShiftBatch) of copy k from copy k-1
+// (`prev`, n points): c doublings each in XYZZ, then to affine with one inversion for the batch
+// (Montgomery's trick over the ZZZs; 1/ZZ = (ZZ/ZZZ)^2).
+inline constexpr uint32_t kShiftBatch = 16;
+template <class C>
+PP_HD void shift_batch(const Affine<C>* prev, Affine<C>* out, uint64_t n, uint64_t b, int c) {
+  using F = typename C::Field;
+  if (b >= n) return;
+  const uint32_t m = n - b < kShiftBatch ? uint32_t(n - b) : kShiftBatch;
+  XYZZ<C> q[kShiftBatch];
+  F before[kShiftBatch];
+  F acc = F::one();
+  for (uint32_t j = 0; j < m; ++j) {
+    XYZZ<C> p = XYZZ<C>::from_affine(prev[b + j]);
+    for (int t = 0; t < c; ++t) p = p.dbl();
+    q[j] = p;
+    before[j] = acc;
+    if (!p.is_infinity()) acc = acc * p.ZZZ;
+  }
+  F inv = acc.inverse();
+  for (uint32_t j = m; j-- > 0;) {
+    if (q[j].is_infinity()) {
+      out[b + j] = Affine<C>::infinity();
+      continue;
+    }
+    const F zzzi = inv * before[j];
+    inv = inv * q[j].ZZZ;
+    const F zi = zzzi * q[j].ZZ;
+    out[b + j] = Affine<C>{q[j].X * zi.sqr(), q[j].Y * zzzi};
+  }
 }
 
 template <class C>
@@ -310,13 +357,14 @@ PP_HD XYZZ<C> batch_word_sum(const Affine<C>* points, const uint64_t* bitmap, ui
   return acc;
 }
 
-// Step 6: sum_w 2^(c·w)·W_w, most significant window first. A chain of c·windows doublings:
-// microseconds on the host, milliseconds in one GPU thread, so the caller runs it on the host.
+// Step 6: sum_w 2^(shift·w)·W_w, most significant sum first (shift = c, or c·copies for a
+// fixed-base table's sets). A chain of shift·sums doublings: microseconds on the host,
+// milliseconds in one GPU thread, so the caller runs it on the host.
 template <class C>
-PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int c) {
+PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int shift) {
   XYZZ<C> acc = XYZZ<C>::infinity();
   for (int w = windows - 1; w >= 0; --w) {
-    for (int i = 0; i < c; ++i) acc = acc.dbl();
+    for (int i = 0; i < shift; ++i) acc = acc.dbl();
     acc += window_sums[w];
   }
   return acc.to_jacobian();
