@@ -38,8 +38,10 @@ uint64_t brief_workspace(uint64_t xyzz, uint64_t m, int c) {
   // of them), 1024 above 2^27 — the most any m' <= m can have.
   const uint64_t middle = (uint64_t(1) << 17) + (uint64_t(1) << 14) + 1;
   const uint64_t red = (b + l - 1) / l, seg = std::min((m + 7) / 8, std::max((m + 1023) / 1024, middle));
-  return 4 * a(4 * m) + a(8 * m + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + a(w * red * xyzz) +
-         a(w * ((red + 1023) / 1024) * xyzz) + a(2 * (seg / 33 + 1) * 8) + a(4);
+  // The reduction's second level: the chunk totals 1 .. red-1 in chunks of clamp(w·red >> 12, 4, 32).
+  const uint64_t l2 = std::min<uint64_t>(32, std::max<uint64_t>(4, (w * red) >> 12)), red2 = (red - 1 + l2 - 1) / l2;
+  return 4 * a(4 * m) + a(8 * m + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + 2 * a(w * red * xyzz) +
+         a(w * red2 * xyzz) + a(2 * w * xyzz) + a(w * ((red + 1023) / 1024) * xyzz) + a(2 * (seg / 33 + 1) * 8) + a(4);
 }
 
 // Regions sorted by offset, each inside [0, arena), none overlapping another.
@@ -72,9 +74,11 @@ TEST(PlanBounds, WindowsAndDefaults) {
 TEST(PlanBounds, WorkspaceByHand) {
   // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks, 131072 segments.
   //   keys/values 4 x 4 MiB = 16777216; sort 8 MiB + 64 MiB = 75497472; buckets 16 x 2^15 x 192 =
-  //   100663296; head + tail 2 x 131072 x 192 = 50331648; chunks 16 x 8192 x 192 = 25165824;
-  //   scratch 16 x 8 x 192 = 24576; long chains 2 x 3972 x 8 = 63552 -> 63744; count 4 -> 256.
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 268524032u);
+  //   100663296; head + tail 2 x 131072 x 192 = 50331648; chunks' local sums and totals
+  //   2 x 16 x 8192 x 192 = 50331648; level 2 (chunks of 32 of the 8191 totals) 16 x 256 x 192 =
+  //   786432; set sums 2 x 16 x 192 = 6144; scratch 16 x 8 x 192 = 24576; long chains
+  //   2 x 3972 x 8 = 63552 -> 63744; count 4 -> 256.
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 294482432u);
   EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
   EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);

@@ -124,23 +124,39 @@ __global__ void __launch_bounds__(kThreads) long_chains_kernel(const uint32_t* _
   if (threadIdx.x == 0) buckets[keys[(s + 1) * seg - 1]] = sh[0] + tail[s];
 }
 
-// All windows' bucket chunks at once: thread i = (window i / chunks, chunk i % chunks); the scan
-// first, then the totals (bucket_chunk_scan / bucket_chunk_total).
+// Step 5 over `rows` rows at once (a row: `count` items from row·stride at `items`, in chunks of
+// `chunk`; thread i = (row i / chunks, chunk i % chunks)): the scan first, then level 1's local
+// sums and totals (bucket_chunk_local) or level 2's offset sums (bucket_chunk_total).
 template <class C>
-__global__ void bucket_scan_kernel(XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t chunks,
-                                   uint32_t windows) {
+__global__ void bucket_scan_kernel(XYZZ<C>* items, uint64_t stride, uint32_t count, uint32_t chunk, uint32_t chunks,
+                                   uint32_t rows) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= uint64_t(chunks) * windows) return;
-  const uint64_t w = i / chunks;
-  bucket_chunk_scan(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
+  if (i >= uint64_t(chunks) * rows) return;
+  bucket_chunk_scan(items + i / chunks * stride, count, chunk, uint32_t(i % chunks));
 }
 template <class C>
-__global__ void bucket_chunks_kernel(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk,
-                                     uint32_t chunks, uint32_t windows, XYZZ<C>* out) {
+__global__ void bucket_local_kernel(const XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t chunks,
+                                    uint32_t sets, XYZZ<C>* local, XYZZ<C>* totals) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= uint64_t(chunks) * windows) return;
-  const uint64_t w = i / chunks;
-  out[i] = bucket_chunk_total(buckets + w * num_buckets, num_buckets, chunk, uint32_t(i % chunks));
+  if (i >= uint64_t(chunks) * sets) return;
+  const XYZZ<C>* set = buckets + i / chunks * num_buckets;
+  local[i] = bucket_chunk_local(set, num_buckets, chunk, uint32_t(i % chunks));
+  totals[i] = set[uint64_t(i % chunks) * chunk];
+}
+template <class C>
+__global__ void bucket_total_kernel(const XYZZ<C>* items, uint64_t stride, uint32_t count, uint32_t chunk,
+                                    uint32_t chunks, uint32_t rows, XYZZ<C>* out) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= uint64_t(chunks) * rows) return;
+  out[i] = bucket_chunk_total(items + i / chunks * stride, count, chunk, uint32_t(i % chunks));
+}
+// Set w's sum from its two tree sums (level 1 at sums[w], level 2 at sums[sets + w]).
+template <class C>
+__global__ void set_sum_kernel(const XYZZ<C>* sums, uint32_t sets, uint32_t chunk, XYZZ<C>* out, bool accumulate) {
+  const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= sets) return;
+  const XYZZ<C> r = bucket_set_sum(sums[w], sums[sets + w], chunk);
+  out[w] = accumulate ? out[w] + r : r;
 }
 
 template <class C>
@@ -195,7 +211,7 @@ struct MsmSpace {
   uint32_t *keys, *values, *keys_alt, *values_alt;
   void* sort_temp;
   std::size_t sort_bytes;
-  XYZZ<C> *buckets, *head, *tail, *chunks, *scratch;
+  XYZZ<C> *buckets, *head, *tail, *chunks, *totals, *level2, *set_sums, *scratch;
   uint64_t* long_chains;
   unsigned int* long_count;
   std::size_t total;
@@ -220,6 +236,9 @@ MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   s.head = static_cast<XYZZ<C>*>(at(l.head));
   s.tail = static_cast<XYZZ<C>*>(at(l.tail));
   s.chunks = static_cast<XYZZ<C>*>(at(l.chunks));
+  s.totals = static_cast<XYZZ<C>*>(at(l.totals));
+  s.level2 = static_cast<XYZZ<C>*>(at(l.level2));
+  s.set_sums = static_cast<XYZZ<C>*>(at(l.set_sums));
   s.scratch = static_cast<XYZZ<C>*>(at(l.scratch));
   s.long_chains = static_cast<uint64_t*>(at(l.long_chains));
   s.long_count = static_cast<unsigned int*>(at(l.long_count));
@@ -289,12 +308,28 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
                    sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
     mark();
   }
-  const uint64_t all_chunks = uint64_t(sh.reduce_chunks()) * sh.sets();
-  device::launch(bucket_scan_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
-      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.sets()));
-  device::launch(bucket_chunks_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream,
-      ws.buckets, sh.buckets(), sh.reduce_chunk(), sh.reduce_chunks(), unsigned(sh.sets()), ws.chunks);
-  tree_sum<C>(ws.chunks, sh.reduce_chunks(), unsigned(sh.sets()), ws.scratch, d_window_sums, accumulate, stream);
+  const uint32_t sets = uint32_t(sh.sets()), chunk = sh.reduce_chunk(), chunks = sh.reduce_chunks();
+  const uint64_t all_chunks = uint64_t(chunks) * sets;
+  device::launch(bucket_scan_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream, ws.buckets, uint64_t(sh.buckets()),
+                 sh.buckets(), chunk, chunks, sets);
+  device::launch(bucket_local_kernel<C>, blocks_for(all_chunks), kThreads, 0, stream, ws.buckets, sh.buckets(), chunk,
+                 chunks, sets, ws.chunks, ws.totals);
+  const uint32_t chunk2 = sh.reduce_chunk2(), chunks2 = sh.reduce_chunks2();
+  if (chunks2 > 0) {
+    const uint64_t all2 = uint64_t(chunks2) * sets;
+    device::launch(bucket_scan_kernel<C>, blocks_for(all2), kThreads, 0, stream, ws.totals + 1, uint64_t(chunks),
+                   chunks - 1, chunk2, chunks2, sets);
+    device::launch(bucket_total_kernel<C>, blocks_for(all2), kThreads, 0, stream, ws.totals + 1, uint64_t(chunks),
+                   chunks - 1, chunk2, chunks2, sets, ws.level2);
+    tree_sum<C>(ws.level2, chunks2, sets, ws.scratch, ws.set_sums + sets, false, stream);
+  } else if (Status s = from_cuda(device::MemsetAsync(ws.set_sums + sets, 0, sizeof(XYZZ<C>) * sets, stream),
+                                  "pp::gpu::msm");
+             !s) {
+    return s;
+  }
+  tree_sum<C>(ws.chunks, chunks, sets, ws.scratch, ws.set_sums, false, stream);
+  device::launch(set_sum_kernel<C>, blocks_for(sets), kThreads, 0, stream, ws.set_sums, sets, chunk, d_window_sums,
+                 accumulate);
   mark();
   return last_error("pp::gpu::msm");
 }

@@ -91,20 +91,30 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
       }
     });
   }
-  std::vector<XYZZ<C>> set_sums(shape.sets());
-  const uint32_t chunks = shape.reduce_chunks();
-  std::vector<XYZZ<C>> partial(std::size_t(shape.sets()) * chunks);
-  tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
-    const std::size_t w = i / chunks;
-    bucket_chunk_scan(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
+  // Step 5 as the device runs it: level 1 over every set's chunks, level 2 over their totals.
+  const std::size_t sets = std::size_t(shape.sets());
+  const uint32_t chunk = shape.reduce_chunk(), chunks = shape.reduce_chunks();
+  const uint32_t chunk2 = shape.reduce_chunk2(), chunks2 = shape.reduce_chunks2();
+  std::vector<XYZZ<C>> local(sets * chunks), totals(sets * chunks), level2(sets * chunks2);
+  tbb::parallel_for(std::size_t(0), local.size(), [&](std::size_t i) {
+    bucket_chunk_scan(buckets.data() + i / chunks * nb, shape.buckets(), chunk, uint32_t(i % chunks));
   });
-  tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t i) {
-    const std::size_t w = i / chunks;
-    partial[i] = bucket_chunk_total(buckets.data() + w * nb, shape.buckets(), shape.reduce_chunk(), uint32_t(i % chunks));
+  tbb::parallel_for(std::size_t(0), local.size(), [&](std::size_t i) {
+    const XYZZ<C>* set = buckets.data() + i / chunks * nb;
+    local[i] = bucket_chunk_local(set, shape.buckets(), chunk, uint32_t(i % chunks));
+    totals[i] = set[std::size_t(i % chunks) * chunk];
   });
-  for (int w = 0; w < shape.sets(); ++w)
-    set_sums[w] = sum_points(std::vector<XYZZ<C>>(partial.begin() + std::size_t(w) * chunks,
-                                                  partial.begin() + std::size_t(w + 1) * chunks));
+  tbb::parallel_for(std::size_t(0), level2.size(), [&](std::size_t i) {
+    bucket_chunk_scan(totals.data() + i / chunks2 * chunks + 1, chunks - 1, chunk2, uint32_t(i % chunks2));
+  });
+  tbb::parallel_for(std::size_t(0), level2.size(), [&](std::size_t i) {
+    level2[i] = bucket_chunk_total(totals.data() + i / chunks2 * chunks + 1, chunks - 1, chunk2, uint32_t(i % chunks2));
+  });
+  std::vector<XYZZ<C>> set_sums(sets);
+  for (std::size_t w = 0; w < sets; ++w)
+    set_sums[w] = bucket_set_sum(
+        sum_points(std::vector<XYZZ<C>>(local.begin() + w * chunks, local.begin() + (w + 1) * chunks)),
+        sum_points(std::vector<XYZZ<C>>(level2.begin() + w * chunks2, level2.begin() + (w + 1) * chunks2)), chunk);
   return msm_combine(set_sums.data(), shape);
 }
 

@@ -35,8 +35,11 @@ MsmLayout msm_layout(const MsmShape& sh, std::size_t segments, std::size_t xyzz_
   l.buckets = m.take(sets * sh.buckets() * xyzz_bytes);  // every set's buckets
   l.head = m.take(segments * xyzz_bytes);                // segment head sums
   l.tail = m.take(segments * xyzz_bytes);                // segment tail sums
-  l.chunks = m.take(sets * chunks * xyzz_bytes);         // bucket-reduction chunks
-  l.scratch = m.take(sets * ((chunks + kTreeItems - 1) / kTreeItems) * xyzz_bytes);  // their tree sums
+  l.chunks = m.take(sets * chunks * xyzz_bytes);         // bucket-reduction chunks' local sums
+  l.totals = m.take(sets * chunks * xyzz_bytes);         // and their totals
+  l.level2 = m.take(sets * std::size_t(sh.reduce_chunks2()) * xyzz_bytes);  // the totals' weighted chunk sums
+  l.set_sums = m.take(2 * sets * xyzz_bytes);            // per set: sum of local sums, weighted totals
+  l.scratch = m.take(sets * ((chunks + kTreeItems - 1) / kTreeItems) * xyzz_bytes);  // tree sums
   l.long_chains = m.take(2 * max_long_chains(segments) * sizeof(uint64_t));
   l.long_count = m.take(sizeof(unsigned int));
   l.total = m.used;

@@ -43,6 +43,13 @@ struct MsmShape {
     return uint32_t(want < 4 ? 4 : want > 64 ? 64 : want);
   }
   uint32_t reduce_chunks() const { return (buckets() + reduce_chunk() - 1) / reduce_chunk(); }
+  // The second level of the reduction: the chunk totals T_1 .. T_{chunks-1} of a set, weighted
+  // 1, 2, ... (msm_kernels.hpp, step 5), in chunks of 4..32 of them.
+  uint32_t reduce_chunk2() const {
+    const uint64_t want = (uint64_t(sets()) * reduce_chunks()) >> 12;
+    return uint32_t(want < 4 ? 4 : want > 32 ? 32 : want);
+  }
+  uint32_t reduce_chunks2() const { return (reduce_chunks() - 1 + reduce_chunk2() - 1) / reduce_chunk2(); }
 };
 // Resolves c and checks n < 2^31, c in [kMinWindow, kMaxWindow], copies >= 1 and
 // copies·n < 2^31 (an entry's index into the table); invalid_argument otherwise. Copies beyond
@@ -55,8 +62,8 @@ Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies = 1);
 // planner a bound over every piece size it may run); `sort_bytes`: the radix sort's temporary
 // storage (msm() passes CUB's own query; the planner radix_sort_temp_bound(n)).
 struct MsmLayout {
-  std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, scratch, long_chains,
-      long_count, total;
+  std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, totals, level2, set_sums,
+      scratch, long_chains, long_count, total;
 };
 MsmLayout msm_layout(const MsmShape& shape, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes);
 // An upper bound of CUB's radix-sort temporary storage for n key-value pairs of 32-bit keys

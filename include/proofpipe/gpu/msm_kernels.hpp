@@ -16,9 +16,9 @@
 //   4. chains:  each tail adds the heads of the following segments of its bucket (a block-wide
 //               tree when the chain is long, so one huge bucket costs no serial walk);
 //   5. reduce:  after the last set, all sets at once: sum_j (j+1)·B_j in chunks of
-//               buckets (each chunk's suffix sums in place, then their sum plus l·S for the
-//               chunk offset l), the chunks summed by a tree per window — wide kernels, few
-//               serial steps;
+//               buckets (each chunk's suffix sums in place, then their sum), the chunks' totals
+//               weighted by a second, small level of the same, and trees per set — wide
+//               kernels, few serial steps;
 //   6. combine: the sums are combined by Horner on the host (c·K doublings per set).
 // Batch addition (the scalar-1 half of the split MSM) sums the set bits of each bitmap word in
 // one thread, then the words' sums by the same tree.
@@ -312,10 +312,16 @@ PP_HD int chain_sums(uint64_t s, uint32_t seg, const uint32_t* keys, uint64_t n,
   return kChainDone;
 }
 
-// Step 5, for chunk t (of `chunk` buckets) of one window's 2^(c-1) buckets. Two passes, one
-// accumulator each (two in one thread spilled on G2): (a) the chunk's buckets become its suffix
-// sums B'_j = sum_{i >= j} B_i (in place); (b) sum_j (j+1)·B_j over the chunk is
-// sum_j B'_j + l·B'_l for its offset l.
+// Step 5, for chunk t (of `chunk` buckets) of one set's 2^(c-1) buckets B_j, whose sum is
+// sum_j (j+1)·B_j. With l = t·chunk and T_t the chunk's total, that is
+//   sum_t S_t + chunk · sum_t t·T_t,   S_t = sum_{j in chunk t} (j - l + 1)·B_j,
+// so no chunk multiplies by its own offset (log2 l doublings each, more than its additions when
+// chunks are short). Level 1, one accumulator per pass (two in one thread spilled on G2):
+// (a) bucket_chunk_scan turns the chunk into its suffix sums B'_j = sum_{i >= j} B_i in place
+// (B'_l = T_t); (b) bucket_chunk_local gives S_t = sum_j B'_j. Level 2: sum_t t·T_t is the same
+// weighted sum over the array T_1, T_2, ... (weights 1, 2, ...), now few enough that its chunks'
+// offsets cost little: scan again, then bucket_chunk_total adds l·B'_l per chunk. Then
+// set sum = sum_t S_t + chunk · level 2 (bucket_set_sum).
 template <class C>
 PP_HD void bucket_chunk_scan(XYZZ<C>* buckets, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
   const uint32_t l = t * chunk;
@@ -327,14 +333,25 @@ PP_HD void bucket_chunk_scan(XYZZ<C>* buckets, uint32_t num_buckets, uint32_t ch
   }
 }
 template <class C>
-PP_HD XYZZ<C> bucket_chunk_total(const XYZZ<C>* scanned, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
+PP_HD XYZZ<C> bucket_chunk_local(const XYZZ<C>* scanned, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
   const uint32_t l = t * chunk;
   const uint32_t h = l + chunk < num_buckets ? l + chunk : num_buckets;
   XYZZ<C> acc = XYZZ<C>::infinity();
   for (uint32_t j = l; j < h; ++j) add_from(acc, scanned + j);
-  if (l == 0) return acc;
+  return acc;
+}
+// sum_{j in chunk t} (j+1)·B_j from the scanned chunk: its local sum plus l·B'_l.
+template <class C>
+PP_HD XYZZ<C> bucket_chunk_total(const XYZZ<C>* scanned, uint32_t num_buckets, uint32_t chunk, uint32_t t) {
+  const uint32_t l = t * chunk;
+  XYZZ<C> acc = bucket_chunk_local(scanned, num_buckets, chunk, t);
+  if (l == 0 || l >= num_buckets) return acc;
   // l·B'_l, B'_l read from memory at each addition.
   return acc + msm_digits::mul_small_with(scanned[l], l, [&](XYZZ<C>& r) { add_from(r, scanned + l); });
+}
+template <class C>
+PP_HD XYZZ<C> bucket_set_sum(const XYZZ<C>& local_sums, const XYZZ<C>& weighted_totals, uint32_t chunk) {
+  return local_sums + msm_digits::mul_small(weighted_totals, chunk);
 }
 
 // Batch addition: the set bits of bitmap word t (points 64t .. 64t+63). A thread walks only
