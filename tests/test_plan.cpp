@@ -170,6 +170,42 @@ TEST(PlanShape, PorepLikeSizes) {
             27);
 }
 
+// A resident SRS's spare budget goes to a fixed-base table for the H MSM; a streamed one, or a
+// request without it, keeps the bases alone.
+TEST(PlanShape, HTableFromTheSpareBudget) {
+  const CircuitShape s = porep_like_shape(27);
+  const MemoryPlan card = plan_memory(request_for(s, 139 * kGiB, 2));
+  EXPECT_TRUE(plan_violations(card).empty()) << plan_violations(card).front();
+  ASSERT_EQ(card.srs, SrsPlacement::resident);
+  EXPECT_GT(card.h_copies, 1);
+  EXPECT_LE(card.arena_bytes, card.budget);
+  EXPECT_GE(card.find("srs.h")->bytes, s.h_points * kG1AffineBytes * uint64_t(card.h_copies));
+  EXPECT_GE(card.workspace_bytes, msm_workspace_bound(Curve::g1, s.h_points, card.window_h, card.h_copies));
+  EXPECT_NE(card.describe().find("fixed-base table"), std::string::npos);
+
+  PlanRequest off = request_for(s, 139 * kGiB, 2);
+  off.h_table = false;
+  const MemoryPlan plain = plan_memory(off);
+  EXPECT_EQ(plain.h_copies, 1);
+  EXPECT_LT(plain.arena_bytes, card.arena_bytes);
+  EXPECT_EQ(plain.find("srs.h")->bytes, s.h_points * kG1AffineBytes);
+
+  const MemoryPlan small = plan_memory(request_for(s, 16 * kGiB, 2));
+  EXPECT_EQ(small.h_copies, 1);
+  EXPECT_TRUE(plan_violations(small).empty());
+
+  // The re-check catches a table the regions cannot hold, or its MSM's workspace.
+  MemoryPlan bad = card;
+  bad.h_copies += 1;
+  EXPECT_FALSE(plan_violations(bad).empty());
+  bad = card;
+  bad.window_h += 1;
+  EXPECT_FALSE(plan_violations(bad).empty());
+  bad = plan_memory(request_for(s, 139 * kGiB, 2, SrsPlacement::streamed));
+  bad.h_copies = 2;
+  EXPECT_FALSE(plan_violations(bad).empty());
+}
+
 TEST(PlanShape, BadShapesAndRequestsAreRejected) {
   const CircuitShape good = porep_like_shape(12);
   EXPECT_NO_THROW(plan_memory(request_for(good, kGiB, 2)));
@@ -364,7 +400,11 @@ TEST(PlanChoices, MinimumIsExact) {
 }
 
 TEST(PlanChecker, CatchesCorruptedPlans) {
-  const MemoryPlan good = plan_memory(request_for(porep_like_shape(20), 4 * kGiB, 2));
+  // Without an H table (its workspace would cover the G1 window's: HTableFromTheSpareBudget
+  // corrupts a plan with one).
+  PlanRequest req = request_for(porep_like_shape(20), 4 * kGiB, 2);
+  req.h_table = false;
+  const MemoryPlan good = plan_memory(req);
   ASSERT_TRUE(plan_violations(good).empty());
   ASSERT_GE(good.regions.size(), 6u);
   auto expect_caught = [&](const char* what, auto edit) {

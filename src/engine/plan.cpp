@@ -71,10 +71,14 @@ uint64_t bytes_of(const std::vector<Piece>& pieces) {
 
 std::string count(uint64_t n) { return fmt::format("{}", n); }
 
-std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs) {
+std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_copies = 1, int h_window = 0) {
   std::vector<Piece> v;
   if (srs == SrsPlacement::resident) {
-    v.push_back({"srs.h", "H query: " + count(s.h_points) + " G1 points", s.h_points * kG1AffineBytes});
+    v.push_back({"srs.h",
+                 h_copies > 1 ? fmt::format("H query: {} G1 points and {} shifted copies (fixed-base table, c = {})",
+                                            s.h_points, h_copies - 1, h_window)
+                              : "H query: " + count(s.h_points) + " G1 points",
+                 s.h_points * kG1AffineBytes * uint64_t(h_copies)});
     v.push_back({"srs.l", "L query: " + count(s.num_aux) + " G1 points", s.num_aux * kG1AffineBytes});
     v.push_back({"srs.a", "A query: " + count(s.a_points) + " G1 points", s.a_points * kG1AffineBytes});
     v.push_back({"srs.b_g1", "B query: " + count(s.b_points) + " G1 points", s.b_points * kG1AffineBytes});
@@ -130,12 +134,17 @@ HPieces h_pieces(const CircuitShape& s, const Choice& ch) {
   return best;
 }
 
-std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch) {
+// The H MSM over a fixed-base table of `copies` (MemoryPlan::h_copies) needs this much workspace.
+uint64_t h_table_workspace(const CircuitShape& s, int copies, int c) {
+  return copies > 1 ? msm_workspace_bound(Curve::g1, s.h_points, c, copies) : 0;
+}
+
+std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch, int h_copies = 1, int h_window = 0) {
   std::vector<Piece> v;
   v.push_back({"compute.workspace",
-               fmt::format("MSM / batch addition workspace: pieces <= {} points, c <= {} (G1) / {} (G2)", ch.chunk,
-                           ch.c1, ch.c2),
-               workspace_need(s, ch)});
+               fmt::format("MSM / batch addition workspace: pieces <= {} points, c <= {} (G1) / {} (G2){}", ch.chunk,
+                           ch.c1, ch.c2, h_copies > 1 ? "; the H MSM over its fixed-base table" : ""),
+               std::max(workspace_need(s, ch), h_table_workspace(s, h_copies, h_window))});
   v.push_back({"compute.gather", "tail MSM piece: gathered points + scalars", gather_need(s, ch)});
   if (ch.srs == SrsPlacement::streamed) {
     const uint64_t buf = chunk_buffer_need(s, ch);
@@ -318,7 +327,7 @@ uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies) {
                                   gpu::radix_sort_temp_bound(entries)).total);
 }
 
-FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget) {
+FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint64_t workspace_floor) {
   // A full XYZZ addition (the reduction's) against a mixed one (the accumulation's), measured
   // per addition on the H200 (docs/PERF.md, v6 stage table: G1 2^24, G2 2^24).
   const double full_add = curve == Curve::g1 ? 1.8 : 3.0;
@@ -327,8 +336,9 @@ FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget) {
     return double(m) * msm_windows(c) + double(sets) * 2.0 * full_add * double(uint64_t(1) << (c - 1));
   };
   const int c0 = default_msm_window(std::max<uint64_t>(m, 1));
+  const auto bytes = [&](const FixedBaseChoice& ch) { return ch.table_bytes + std::max(ch.workspace_bytes, workspace_floor); };
   FixedBaseChoice best{c0, 1, m * point_bytes, msm_workspace_bound(curve, m, c0, 1), cost(c0, msm_windows(c0))};
-  if (m == 0 || m * point_bytes + best.workspace_bytes > budget) return best;
+  if (m == 0 || bytes(best) > budget) return best;
   for (int c = gpu::kMinWindow; c <= gpu::kMaxWindow; ++c) {
     const int windows = msm_windows(c);
     for (int copies = 2; copies <= windows; ++copies) {
@@ -337,10 +347,8 @@ FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget) {
       if (copies > 1 && (windows + copies - 2) / (copies - 1) == sets) continue;  // one copy fewer, same sets
       const FixedBaseChoice ch{c, copies, m * point_bytes * uint64_t(copies), msm_workspace_bound(curve, m, c, copies),
                                cost(c, sets)};
-      if (ch.table_bytes + ch.workspace_bytes > budget) break;  // more copies only need more
-      if (ch.cost < best.cost * (1 - 1e-9) ||
-          (ch.cost <= best.cost * (1 + 1e-9) && ch.table_bytes + ch.workspace_bytes < best.table_bytes + best.workspace_bytes))
-        best = ch;
+      if (bytes(ch) > budget) break;  // more copies only need more
+      if (ch.cost < best.cost * (1 - 1e-9) || (ch.cost <= best.cost * (1 + 1e-9) && bytes(ch) < bytes(best))) best = ch;
     }
   }
   return best;
@@ -512,14 +520,37 @@ MemoryPlan plan_memory(const PlanRequest& request) {
   plan.streamed_minimum = streamed_min;
   plan.msm_cost_ratio = reference > 0 ? best->cost / reference : 1.0;
 
-  uint64_t offset = 0;
-  append(plan.regions, offset, shared_pieces(s, plan.srs), RegionGroup::shared, 0, "");
-  append(plan.regions, offset, compute_pieces(s, best->ch), RegionGroup::compute, 0, "");
-  for (int i = 0; i < best_stages; ++i)
-    append(plan.regions, offset, stage_pieces(s), RegionGroup::stage, i, fmt::format("stage[{}].", i));
-  for (int i = 0; i < best_msms; ++i)
-    append(plan.regions, offset, msm_pieces(s, plan.srs), RegionGroup::msm, i, fmt::format("msm[{}].", i));
-  plan.arena_bytes = offset;
+  const auto lay_out = [&] {
+    plan.regions.clear();
+    uint64_t offset = 0;
+    append(plan.regions, offset, shared_pieces(s, plan.srs, plan.h_copies, plan.window_h), RegionGroup::shared, 0, "");
+    append(plan.regions, offset, compute_pieces(s, best->ch, plan.h_copies, plan.window_h), RegionGroup::compute, 0, "");
+    for (int i = 0; i < best_stages; ++i)
+      append(plan.regions, offset, stage_pieces(s), RegionGroup::stage, i, fmt::format("stage[{}].", i));
+    for (int i = 0; i < best_msms; ++i)
+      append(plan.regions, offset, msm_pieces(s, plan.srs), RegionGroup::msm, i, fmt::format("msm[{}].", i));
+    plan.arena_bytes = offset;
+  };
+  lay_out();
+  // What the budget has left goes to a fixed-base table for the H MSM (resident, one piece): the
+  // table replaces srs.h (copy 0 is the H query) and the workspace grows to what its MSM needs.
+  if (request.h_table && plan.srs == SrsPlacement::resident && plan.h_chunk >= s.h_points && s.h_points > 0 &&
+      plan.arena_bytes < budget) {
+    const uint64_t h_bytes = align_up(s.h_points * kG1AffineBytes), ws = plan.workspace_bytes;
+    const FixedBaseChoice fb = choose_fixed_base(Curve::g1, s.h_points, budget - plan.arena_bytes + h_bytes + ws, ws);
+    if (fb.copies > 1) {
+      plan.h_copies = fb.copies;
+      plan.window_h = fb.c;
+      plan.workspace_bytes = std::max(ws, fb.workspace_bytes);
+      lay_out();
+      if (plan.arena_bytes > budget) {  // alignment slack; never expected
+        plan.h_copies = 1;
+        plan.window_h = hp.c;
+        plan.workspace_bytes = ws;
+        lay_out();
+      }
+    }
+  }
   return plan;
 }
 
@@ -581,10 +612,10 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   };
   need("ntt.tables", ntt_tables_bound(s.lg));
   const Choice ch{p.srs, p.msm_chunk, p.window_g1, p.window_g2};
-  need("compute.workspace", workspace_need(s, ch));
+  need("compute.workspace", std::max(workspace_need(s, ch), h_table_workspace(s, p.h_copies, p.window_h)));
   need("compute.gather", gather_need(s, ch));
   if (p.srs == SrsPlacement::resident) {
-    need("srs.h", s.h_points * kG1AffineBytes);
+    need("srs.h", s.h_points * kG1AffineBytes * uint64_t(std::max(p.h_copies, 1)));
     need("srs.l", s.num_aux * kG1AffineBytes);
     need("srs.a", s.a_points * kG1AffineBytes);
     need("srs.b_g1", s.b_points * kG1AffineBytes);
@@ -598,6 +629,10 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   for (int i = 0; i < p.stage_slots; ++i)
     for (const char* x : {"a", "b", "c"}) need(fmt::format("stage[{}].{}", i, x), s.domain() * kScalarBytes);
   if (p.h_chunk == 0 || p.window_h < 4 || p.window_h > 24) fail(fmt::format("H pieces {} c {}", p.h_chunk, p.window_h));
+  if (p.h_copies < 1 || (p.window_h >= 1 && p.h_copies > msm_windows(p.window_h)))
+    fail(fmt::format("H table of {} copies at c {}", p.h_copies, p.window_h));
+  if (p.h_copies > 1 && (p.srs != SrsPlacement::resident || p.h_chunk < s.h_points))
+    fail("an H fixed-base table needs a resident SRS and the H MSM in one piece");
   if (p.h_workspace_in_stage) {
     if (p.srs != SrsPlacement::streamed) fail("the H MSM's workspace in a stage slot needs a streamed SRS");
     if (!p.h_points_in_stage && p.h_chunk * kG1AffineBytes > p.chunk_buffer_bytes)
@@ -723,6 +758,11 @@ std::string MemoryPlan::describe() const {
     line("", fmt::format("H MSM in pieces of {} points (about {} pieces), c {}, its workspace{} in the partition's "
                          "stage b + c",
                          h_chunk, ceil_div(s.h_points, h_chunk), window_h, h_points_in_stage ? " and points" : ""));
+  if (h_copies > 1)
+    line("", fmt::format("H MSM over a fixed-base table in srs.h: {} copies of its {} points ({}), c {}, {} bucket "
+                         "set(s) instead of {} windows",
+                         h_copies, s.h_points, format_bytes(s.h_points * kG1AffineBytes * uint64_t(h_copies)), window_h,
+                         (msm_windows(window_h) + h_copies - 1) / h_copies, msm_windows(window_h)));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));

@@ -284,6 +284,15 @@ struct Prover::Impl {
     const std::size_t in_buffer = plan.chunk_buffer_bytes / sizeof(G1Affine);
     const std::size_t piece = resident || points_in_stage ? plan.h_chunk : std::min<std::size_t>(plan.h_chunk, in_buffer);
     const std::size_t first = points_in_stage ? std::min(piece, in_buffer) : piece;
+    if (d_points && plan.h_copies > 1) {
+      // The resident fixed-base table in srs.h (built at load for plan.window_h): one piece.
+      MsmShape sh;
+      check(make_msm_shape(n, plan.window_h, &sh, plan.h_copies));
+      if (n != pk.h.size()) throw GpuError(Status::invalid("GPU prover: the H table holds another count of points"));
+      *shape_out = sh;
+      check(msm<G1Curve>(d_points, d_scalars, sh, ws, ws_bytes, windows, compute, nullptr, true));
+      return;
+    }
     const int c = window_for(std::min(piece, n), plan.window_h);
     *shape_out = MsmShape{n, c};
     for (std::size_t off = 0, k = 0, m = 0; off < n; off += m, ++k) {
@@ -497,6 +506,7 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   req.budget = config.budget;
   req.gw = config.gw;
   req.srs = config.srs;
+  req.h_table = config.h_table;
   m.plan = engine::plan_memory(req);
   m.resident = m.plan.srs == SrsPlacement::resident;
   m.max_windows = engine::msm_windows(kMinWindow);
@@ -538,6 +548,10 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
                         &m.tables));
   if (m.resident) {
     m.upload("srs.h", pk.h);
+    // The H fixed-base table: copies 1 .. h_copies-1 after the H points (start-up work).
+    if (m.plan.h_copies > 1)
+      check(precompute_bases<G1Curve>(m.region<G1Affine>("srs.h"), pk.h.size(), m.plan.window_h, m.plan.h_copies,
+                                      m.compute));
     m.upload("srs.l", pk.l);
     m.upload("srs.a", pk.a);
     m.upload("srs.b_g1", pk.b_g1);

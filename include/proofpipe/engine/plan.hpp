@@ -90,7 +90,9 @@ struct FixedBaseChoice {
   uint64_t workspace_bytes = 0;  // msm_workspace_bound(curve, m, c, copies)
   double cost = 0;               // modelled, in mixed additions
 };
-FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget);
+// `workspace_floor`: a workspace that exists anyway (the table's MSM counts only what it needs
+// beyond it).
+FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint64_t workspace_floor = 0);
 // Upper bound of the bitmap batch addition workspace for m points (gpu::batch_add_layout).
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
 // Bytes of the GPU NTT's tables of a 2^lg domain, as the kernels lay them out
@@ -134,6 +136,9 @@ struct PlanRequest {
   uint64_t reserve = kDefaultReserve;          // left outside the arena; budget <= device_memory - reserve
   int gw = 2;                                  // workers per GPU, 1 .. 64
   SrsPlacement srs = SrsPlacement::automatic;  // or force one placement
+  // With a resident SRS, spend what the budget has left on a fixed-base table for the H MSM
+  // (MemoryPlan::h_copies) when one pays by the MSM cost model (choose_fixed_base).
+  bool h_table = true;
 };
 
 enum class RegionGroup { shared, compute, stage, msm };
@@ -171,6 +176,9 @@ struct MemoryPlan {
   // each, through the stage. Else msm_chunk pieces in compute.workspace.
   uint64_t h_chunk = 0;
   int window_h = 0;
+  // Copies of the H bases in srs.h (copy k = 2^(k·window_h)·H_i, gpu::precompute_bases at key
+  // load): the H MSM runs over that fixed-base table in one piece. 1: the bases alone.
+  int h_copies = 1;
   bool h_workspace_in_stage = false, h_points_in_stage = false;
   uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
   uint64_t resident_minimum = 0;    // smallest budget with a resident SRS

@@ -119,6 +119,9 @@ struct ProverConfig {
   // One pinned host buffer per stage slot for a, b (and z with a resident SRS), allocated at
   // start-up ((2·2^lg + variables) · 32 bytes each): uploads at the link's speed.
   bool pinned_staging = true;
+  // A resident SRS's spare budget holds a fixed-base table for the H MSM (PlanRequest::h_table).
+  // Serving several keys from one GPU's cache, the spare memory may be wanted by the next key.
+  bool h_table = true;
   // Where the steady-state runtime calls are counted (a backend shares one counter among the
   // provers of its device); null: the prover's own.
   engine::DeviceCalls* calls = nullptr;
