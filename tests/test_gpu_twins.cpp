@@ -187,10 +187,12 @@ TEST(CStep, ElementFormula) {
 // ---------------------------------------------------------------- MSM
 
 template <class C>
-void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what) {
-  SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c));
+void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what,
+               int batch = 0) {
+  SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c) + " batch " +
+               std::to_string(batch));
   const Jacobian<C> want = msm_naive<C>(pts, ks);
-  const Jacobian<C> got = gpu::msm_twin<C>(pts, ks, c);
+  const Jacobian<C> got = gpu::msm_twin<C>(pts, ks, c, 1, batch);
   EXPECT_TRUE(got.is_on_curve());
   EXPECT_TRUE(got == want);
 }
@@ -221,6 +223,12 @@ void msm_cases(std::size_t max_n) {
   for (std::size_t i = 1; i < n; i += 2) same[i] = same[i - 1];
   check_msm<C>(opp, same, 9, "cancelling pairs");
   check_msm<C>(pts, ks, 16, "wide window, far more buckets than points");
+  // Windows per pass: the default sorts all of a small MSM's windows in one pass; one window a
+  // pass, and passes of 3 or 4 with a short last one (c = 11: 24 windows; c = 5: 52), must agree.
+  for (auto [c, batch] : {std::pair{11, 1}, std::pair{11, 5}, std::pair{5, 3}, std::pair{8, 4}})
+    check_msm<C>(pts, ks, c, "random, set passes", batch);
+  check_msm<C>(pts, std::vector<Fr>(n, ks[0]), 6, "one repeated scalar, set passes", 4);
+  check_msm<C>(opp, same, 9, "cancelling pairs, set passes", 2);
 }
 
 TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
@@ -254,11 +262,11 @@ TEST(FixedBaseTable, CopiesAreShiftedBases) {
 
 template <class C>
 void check_table_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies,
-                     const std::string& what) {
+                     const std::string& what, int batch = 0) {
   SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c) + " copies " +
-               std::to_string(copies));
+               std::to_string(copies) + " batch " + std::to_string(batch));
   const std::vector<Affine<C>> table = gpu::precompute_twin<C>(pts, c, copies);
-  const Jacobian<C> got = gpu::msm_twin<C>(table, ks, c, copies);
+  const Jacobian<C> got = gpu::msm_twin<C>(table, ks, c, copies, batch);
   EXPECT_TRUE(got.is_on_curve());
   EXPECT_TRUE(got == msm_naive<C>(pts, ks));
 }
@@ -285,6 +293,11 @@ void table_msm_cases(std::size_t max_n) {
     same[i] = same[i - 1];
   }
   check_table_msm<C>(opp, same, 9, 7, "cancelling pairs");
+  // Sets per pass: one, and two with a short last set in the last pass (c = 11, 5 copies: 24
+  // windows in sets of 5, 5, 5, 5, 4).
+  check_table_msm<C>(pts, ks, 11, 5, "random, one set a pass", 1);
+  check_table_msm<C>(pts, ks, 11, 5, "random, two sets a pass", 2);
+  check_table_msm<C>(pts, std::vector<Fr>(n, ks[0]), 7, 3, "one repeated scalar, sets a pass", 4);
 }
 
 TEST(FixedBaseTable, MsmOverTheTableEqualsNaive) {
@@ -315,6 +328,50 @@ TEST(FixedBaseTable, RejectsBadTables) {
   EXPECT_THROW(gpu::msm_twin<G1Curve>(pts, ks, 8, 2), std::invalid_argument);  // 4 points, not 2 x 4
   EXPECT_THROW(gpu::precompute_twin<G1Curve>(pts, 1, 2), std::invalid_argument);
   EXPECT_THROW(gpu::precompute_twin<G1Curve>(pts, 8, 0), std::invalid_argument);
+}
+
+TEST(MsmTwin, SetsPerPass) {
+  gpu::MsmShape s;
+  // 2^20 points at c = 16: all 16 windows in one pass of 2^24 entries, keys up to 16 x 2^15.
+  ASSERT_TRUE(gpu::make_msm_shape(std::size_t(1) << 20, 16, &s).ok());
+  EXPECT_EQ(s.batch, 16);
+  EXPECT_EQ(s.passes(), 1);
+  EXPECT_EQ(s.entries(), gpu::kPassEntries);
+  EXPECT_EQ(s.null_key(), 1u << 19);
+  EXPECT_EQ(s.sort_bits(), 20);
+  EXPECT_EQ(s.segment(), 128u);
+  // 2^22 + 1 points at c = 18 (15 windows): 3 a pass, 5 passes.
+  ASSERT_TRUE(gpu::make_msm_shape((std::size_t(1) << 22) + 1, 18, &s).ok());
+  EXPECT_EQ(s.batch, 3);
+  EXPECT_EQ(s.passes(), 5);
+  EXPECT_EQ(s.pass_windows(4), 3);
+  // c = 19 (14 windows) in passes of 4: the last holds 2.
+  ASSERT_TRUE(gpu::make_msm_shape(std::size_t(1) << 20, 19, &s, 1, 4).ok());
+  EXPECT_EQ(s.passes(), 4);
+  EXPECT_EQ(s.pass_windows(3), 2);
+  EXPECT_EQ(s.sort_bits(), 21);  // null key 4 x 2^18
+  // A table's sets: 2^20 points, 4 copies at c = 16: 4 sets of 4 windows, 4 sets a pass.
+  ASSERT_TRUE(gpu::make_msm_shape(std::size_t(1) << 20, 16, &s, 4).ok());
+  EXPECT_EQ(s.batch, 4);
+  EXPECT_EQ(s.pass_windows(0), 16);
+  // Large MSMs run one set a pass; the batch is clamped to the sets.
+  ASSERT_TRUE(gpu::make_msm_shape(std::size_t(1) << 24, 20, &s).ok());
+  EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(s.null_key(), 1u << 19);
+  EXPECT_EQ(s.sort_bits(), 20);
+  ASSERT_TRUE(gpu::make_msm_shape(100, 16, &s, 1, 99).ok());
+  EXPECT_EQ(s.batch, 16);
+  EXPECT_FALSE(gpu::make_msm_shape(100, 16, &s, 1, -1).ok());
+  // A pass past 2^31 - 1 entries: 2^27 points, 16 windows a pass.
+  EXPECT_FALSE(gpu::make_msm_shape(std::size_t(1) << 27, 16, &s, 1, 16).ok());
+  // The planner's bound holds every shape's pass, at every size up to m and every window.
+  for (std::size_t m : {std::size_t(1), std::size_t(1000), (std::size_t(1) << 22) + 1, std::size_t(1) << 26})
+    for (std::size_t n : {m, m / 2 + 1, m / 3 + 1})
+      for (int c : {2, 8, 16, 21})
+        for (int copies : {1, 3}) {
+          ASSERT_TRUE(gpu::make_msm_shape(n, c, &s, copies).ok());
+          EXPECT_LE(s.entries(), gpu::msm_entries_bound(m, copies)) << "m " << m << " n " << n << " c " << c;
+        }
 }
 
 TEST(MsmTwin, RejectsBadShapes) {

@@ -34,13 +34,16 @@ uint64_t brief_workspace(uint64_t xyzz, uint64_t m, int c) {
   const auto a = [](uint64_t x) { return (x + 255) / 256 * 256; };
   const uint64_t w = 255 / uint64_t(c) + 1, b = uint64_t(1) << (c - 1);
   const uint64_t l = std::min<uint64_t>(64, std::max<uint64_t>(4, (w * b) >> 17));
-  // Segments: 8 entries each below 2^20 points, m >> 17 in the middle (at most 2^17 + 2^14 + 1
-  // of them), 1024 above 2^27 — the most any m' <= m can have.
+  // Sorted entries of a pass: one window's m, or windows of fewer than 2^24 entries up to 2^24 of
+  // them (at most 128 windows, c = 2).
+  const uint64_t e = m >= (uint64_t(1) << 24) ? m : std::min<uint64_t>(uint64_t(1) << 24, 128 * m);
+  // Segments: 8 entries each below 2^20 entries, e >> 17 in the middle (at most 2^17 + 2^14 + 1
+  // of them), 1024 above 2^27 — the most any e' <= e can have.
   const uint64_t middle = (uint64_t(1) << 17) + (uint64_t(1) << 14) + 1;
-  const uint64_t red = (b + l - 1) / l, seg = std::min((m + 7) / 8, std::max((m + 1023) / 1024, middle));
+  const uint64_t red = (b + l - 1) / l, seg = std::min((e + 7) / 8, std::max((e + 1023) / 1024, middle));
   // The reduction's second level: the chunk totals 1 .. red-1 in chunks of clamp(w·red >> 12, 4, 32).
   const uint64_t l2 = std::min<uint64_t>(32, std::max<uint64_t>(4, (w * red) >> 12)), red2 = (red - 1 + l2 - 1) / l2;
-  return 4 * a(4 * m) + a(8 * m + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + 2 * a(w * red * xyzz) +
+  return 4 * a(4 * e) + a(8 * e + (64u << 20)) + a(w * b * xyzz) + 2 * a(seg * xyzz) + 2 * a(w * red * xyzz) +
          a(w * red2 * xyzz) + a(2 * w * xyzz) + a(w * ((red + 1023) / 1024) * xyzz) + a(2 * (seg / 33 + 1) * 8) + a(4);
 }
 
@@ -72,13 +75,14 @@ TEST(PlanBounds, WindowsAndDefaults) {
 }
 
 TEST(PlanBounds, WorkspaceByHand) {
-  // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks, 131072 segments.
-  //   keys/values 4 x 4 MiB = 16777216; sort 8 MiB + 64 MiB = 75497472; buckets 16 x 2^15 x 192 =
-  //   100663296; head + tail 2 x 131072 x 192 = 50331648; chunks' local sums and totals
-  //   2 x 16 x 8192 x 192 = 50331648; level 2 (chunks of 32 of the 8191 totals) 16 x 256 x 192 =
-  //   786432; set sums 2 x 16 x 192 = 6144; scratch 16 x 8 x 192 = 24576; long chains
-  //   2 x 3972 x 8 = 63552 -> 63744; count 4 -> 256.
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 294482432u);
+  // m = 2^20, c = 16, G1: W 16, B 2^15, L = clamp(2^19 >> 17) = 4, 8192 chunks; a pass sorts
+  // 2^24 entries (all 16 windows), in at most 2^17 + 2^14 + 1 = 147457 segments of any m' <= m.
+  //   keys/values 4 x 64 MiB = 268435456; sort 128 MiB + 64 MiB = 201326592; buckets
+  //   16 x 2^15 x 192 = 100663296; head + tail 2 x (147457 x 192 = 28311744 -> 28311808) =
+  //   56623616; chunks' local sums and totals 2 x 16 x 8192 x 192 = 50331648; level 2 (chunks of
+  //   32 of the 8191 totals) 16 x 256 x 192 = 786432; set sums 2 x 16 x 192 = 6144; scratch
+  //   16 x 8 x 192 = 24576; long chains 2 x 4469 x 8 = 71504 -> 71680; count 4 -> 256.
+  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 678269696u);
   EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
   EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
@@ -106,15 +110,19 @@ TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {
 }
 
 TEST(PlanBounds, FixedBaseTables) {
-  // A table's workspace: its sorts hold copies x m entries, its buckets one set per `copies`
-  // windows; one copy is the plain MSM's.
+  // A table's workspace: a pass sorts copies x m entries a set (or several sets, up to 2^24
+  // entries), its buckets are one set per `copies` windows; one copy is the plain MSM's.
   const uint64_t m = uint64_t(1) << 20;
   EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 1), msm_workspace_bound(Curve::g1, m, 16));
-  // 4 copies: 4x the sorted entries (+48 MiB of keys, values and sort storage) but 4 sets of
-  // buckets instead of 16 (-72 MiB); 16 copies: one set, 16x the entries.
+  // At 2^20 every pass holds 2^24 entries: 4 copies sort as many and need 4 sets of buckets and
+  // reduction sums instead of 16, 16 copies one set.
   EXPECT_LT(msm_workspace_bound(Curve::g1, m, 16, 4), msm_workspace_bound(Curve::g1, m, 16));
-  EXPECT_GT(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 4));
+  EXPECT_LT(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 4));
   EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 40));
+  // At 2^24 a set is a pass: 4 copies sort 4x the entries (+1.5 GiB of keys, values and sort
+  // storage), far more than the 12 sets of buckets they save.
+  const uint64_t big = uint64_t(1) << 24;
+  EXPECT_GT(msm_workspace_bound(Curve::g1, big, 16, 4), msm_workspace_bound(Curve::g1, big, 16));
   EXPECT_THROW(msm_workspace_bound(Curve::g1, m, 16, 0), std::invalid_argument);
 
   // No room: the bases alone at the default window.

@@ -18,6 +18,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.lg = o.lg;
   b.window = o.window;
   b.copies = o.copies;
+  b.batch = o.batch;
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
@@ -28,7 +29,8 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   const std::string op = r.op == "ntt" ? std::string("ntt-nr") : r.op + "-" + r.curve;
   fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
              r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms,
-             r.op == "ntt" ? std::string() : fmt::format(" precomputed={}", r.copies > 1 ? r.copies : 0));
+             r.op == "ntt" ? std::string()
+                           : fmt::format(" precomputed={} batch={}", r.copies > 1 ? r.copies : 0, r.batch));
   return 0;
 #else
   (void)o;

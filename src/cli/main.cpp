@@ -192,6 +192,10 @@ int main(int argc, char** argv) {
                     "planner chooses for the card's free memory, and its window unless --window is given)")
           ->check(CLI::Range(0, 64))
           ->capture_default_str();
+      b->add_option("--batch", bench_gpu.batch,
+                    "Windows (sets of the table) sorted and summed in one pass (0: as many as fit 2^24 entries)")
+          ->check(CLI::Range(0, 128))
+          ->capture_default_str();
       b->add_flag("--cpu", bench_gpu.cpu, "Time the CPU MSM (pp::msm) instead of the GPU kernel");
       b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
           ->check(CLI::NonNegativeNumber);

@@ -73,6 +73,7 @@ int run_bench_msm_cpu(const BenchGpuOptions& o) {
   if (o.lg > 26) throw std::invalid_argument("bench msm --cpu: --lg must be <= 26");
   if (o.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
   if (o.copies != 1) throw std::invalid_argument("bench msm --cpu: --precompute is for the GPU MSM only");
+  if (o.batch != 0) throw std::invalid_argument("bench msm --cpu: --batch is for the GPU MSM only");
   if (o.curve == "g2") return bench<G2Curve>(o);
   return bench<G1Curve>(o);
 }

@@ -18,6 +18,8 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "device.cuh"
@@ -176,9 +178,9 @@ void ntt_rows(int max_lg, uint64_t seed) {
 }
 
 template <class C>
-bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c) {
+bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0) {
   gpu::MsmShape shape;
-  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape));
+  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, 1, batch));
   Dev<Affine<C>> dp(pts);
   Dev<Fr> dk(ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
@@ -193,9 +195,10 @@ bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks
 // A fixed-base table built on the GPU (precompute_bases) equals its CPU twin (when `twin`), and
 // the MSM over it equals the CPU MSM over the bases.
 template <class C>
-bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies, bool twin) {
+bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies, bool twin,
+                          int batch = 0) {
   gpu::MsmShape shape;
-  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, copies));
+  ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, copies, batch));
   const std::size_t n = pts.size();
   std::vector<Affine<C>> table(n * std::size_t(copies));
   std::copy(pts.begin(), pts.end(), table.begin());
@@ -263,6 +266,18 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
         gpu_msm_equals<C>(pp_, kk, c), ms_since(t0));
   };
   for (int c : {2, 3, 7, 13, 16, 21, 24}) run("random, explicit window", p, k, c);
+  // Windows per pass (MsmShape::batch): the default puts all of a 4096-point MSM's in one; one a
+  // pass, and passes of 5 with a short last one, must give the same point.
+  for (auto [c, batch] : {std::pair{7, 1}, std::pair{7, 5}, std::pair{13, 1}, std::pair{16, 7}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " msm: random, " + std::to_string(batch) + " window(s) a pass (c=" + std::to_string(c) + ")",
+        std::to_string(n), gpu_msm_equals<C>(p, k, c, batch), ms_since(t0));
+  }
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " msm: one repeated scalar, 3 windows a pass (c=10)", std::to_string(n),
+        gpu_msm_equals<C>(p, std::vector<Fr>(n, k[0]), 10, 3), ms_since(t0));
+  }
   run("all scalars zero", p, std::vector<Fr>(n, Fr::zero()), 0);
   run("all scalars one", p, std::vector<Fr>(n, Fr::one()), 0);
   run("all scalars r-1", p, std::vector<Fr>(n, -Fr::one()), 0);
@@ -298,6 +313,12 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   for (auto [c, copies] : {std::pair{7, 3}, std::pair{12, 22}, std::pair{16, 4}, std::pair{21, 13}, std::pair{24, 6}})
     table_row("random", p, k, c, copies, true);
   table_row("one repeated scalar", p, std::vector<Fr>(n, k[0]), 10, 26, true);
+  for (auto [c, copies, batch] : {std::tuple{7, 3, 1}, std::tuple{7, 3, 5}, std::tuple{12, 5, 2}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " msm, fixed-base table: random, " + std::to_string(batch) + " set(s) a pass (c=" + std::to_string(c) +
+            ", " + std::to_string(copies) + " copies)",
+        std::to_string(n), gpu_table_msm_equals<C>(p, k, c, copies, false, batch), ms_since(t0));
+  }
   table_row("every third point at infinity", inf, k, 11, 4, true);
   table_row("cancelling pairs", opp, same, 9, 29, true);
   if (max_lg >= 16) {

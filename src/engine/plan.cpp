@@ -19,7 +19,7 @@ namespace pp::engine {
 namespace {
 
 // Constants of the GPU MSM these bounds describe (its headers; the carve-up itself is in
-// src/gpu/msm.cu and the GPU harness checks these bounds against it).
+// src/gpu/msm_impl.cuh and the GPU harness checks these bounds against it).
 constexpr uint64_t kMinSegment = gpu::kMinSegment, kMaxSegment = gpu::kMaxSegment;
 // The GPU MSM cuts m sorted entries into segments of segment_length(m) = clamp(m >> 17, min, max)
 // entries. This bounds ceil(m' / segment_length(m')) for every m' <= m (monotone in m): below
@@ -322,8 +322,8 @@ uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies) {
   const int windows = msm_windows(c);  // checks c
   if (copies < 1) throw std::invalid_argument(fmt::format("msm_workspace_bound: {} copies", copies));
   const gpu::MsmShape shape{m, c, std::min(copies, windows)};
-  const uint64_t entries = shape.entries();
-  return align_up(gpu::msm_layout(shape, segments_bound(entries), xyzz_bytes(curve),
+  const uint64_t entries = gpu::msm_entries_bound(m, shape.copies);
+  return align_up(gpu::msm_layout(shape, entries, segments_bound(entries), xyzz_bytes(curve),
                                   gpu::radix_sort_temp_bound(entries)).total);
 }
 

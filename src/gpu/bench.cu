@@ -149,7 +149,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     if (c == 0) c = ch.c;
   }
   MsmShape shape;
-  throw_if(make_msm_shape(n, c, &shape, copies));
+  throw_if(make_msm_shape(n, c, &shape, copies, o.batch));
   DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
   DeviceBuffer<Fr> ks(n);
   fill_points<C>(pts.p, n, o.seed);
@@ -160,6 +160,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   r.lg = o.lg;
   r.window = shape.c;
   r.copies = shape.copies;
+  r.batch = shape.batch;
   if (shape.copies > 1) {
     cudaEvent_t a, b;
     PP_CUDA_CHECK(cudaEventCreate(&a));
@@ -205,14 +206,15 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     PP_CUDA_CHECK(cudaEventElapsedTime(&t, ev[a], ev[b]));
     return double(t);
   };
-  for (int w = 0; w < shape.sets(); ++w)
-    for (int k = 0; k < 4; ++k) stage[k] += between(std::size_t(4 * w + k), std::size_t(4 * w + k + 1));
+  for (int p = 0; p < shape.passes(); ++p)
+    for (int k = 0; k < 4; ++k) stage[k] += between(std::size_t(4 * p + k), std::size_t(4 * p + k + 1));
   const double reduce = between(ev.size() - 2, ev.size() - 1);
   for (auto& e : ev) PP_CUDA_WARN(cudaEventDestroy(e));
   char buf[384];
   int len = std::snprintf(buf, sizeof buf,
-                          "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; workspace %zu MiB",
-                          stage[0], stage[1], stage[2], stage[3], reduce, ws_bytes >> 20);
+                          "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; %d passes of %d "
+                          "sets; workspace %zu MiB",
+                          stage[0], stage[1], stage[2], stage[3], reduce, shape.passes(), shape.batch, ws_bytes >> 20);
   if (shape.copies > 1) {
     // The table's MSM against the plain MSM of the same bases and scalars.
     Jacobian<C> with_table, without;

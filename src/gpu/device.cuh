@@ -1,5 +1,5 @@
 // The one thin layer between proofpipe's GPU code and the CUDA runtime: every runtime call of the
-// proving path (prover.cu, msm.cu, ntt.cu) goes through these functions, which count it in the
+// proving path (prover.cu, msm_impl.cuh, ntt.cu) goes through these functions, which count it in the
 // calling thread's current DeviceCalls (engine/device_calls.hpp: CallScope) and then make the call
 // unchanged. The counts are what the engine's forbidden-call check reads, so a call that bypasses
 // this file is a call nobody sees: src/gpu has no other cuda* runtime call on the proving path

@@ -12,7 +12,7 @@
 
 namespace pp::gpu {
 
-Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies) {
+Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies, int batch) {
   if (n >= (std::size_t(1) << 31))
     return Status::invalid("pp::gpu::msm: " + std::to_string(n) + " points exceed the limit 2^31 - 1");
   if (c == 0) c = default_gpu_window(n);
@@ -24,8 +24,30 @@ Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies) {
   if (n * std::size_t(copies) >= (std::size_t(1) << 31))
     return Status::invalid("pp::gpu::msm: " + std::to_string(copies) + " copies of " + std::to_string(n) +
                            " points exceed the table limit of 2^31 - 1 points");
-  *out = MsmShape{n, c, copies};
+  if (batch < 0) return Status::invalid("pp::gpu::msm: a batch of " + std::to_string(batch) + " sets");
+  MsmShape shape{n, c, copies, 1};
+  shape.batch = batch == 0 ? msm_batch(n, c, copies) : std::min(batch, shape.sets());
+  if (shape.batch > 1 && shape.entries() >= (std::size_t(1) << 31))
+    return Status::invalid("pp::gpu::msm: a batch of " + std::to_string(shape.batch) + " sets of " +
+                           std::to_string(n * std::size_t(copies)) + " entries exceeds 2^31 - 1 entries");
+  *out = shape;
   return {};
+}
+
+int msm_batch(std::size_t n, int c, int copies) {
+  const MsmShape one{n, c, copies, 1};
+  const std::size_t per_set = n * std::size_t(copies);
+  if (per_set >= kPassEntries) return 1;
+  const std::size_t fit = per_set == 0 ? std::size_t(one.sets()) : kPassEntries / per_set;
+  return int(std::min<std::size_t>(std::size_t(one.sets()), std::max<std::size_t>(1, fit)));
+}
+
+std::size_t msm_entries_bound(std::size_t m, int copies) {
+  // A pass holds one set of m·copies entries, or sets of fewer than kPassEntries up to that many,
+  // never more sets than the narrowest window has windows.
+  const std::size_t per_set = m * std::size_t(copies);
+  if (per_set >= kPassEntries) return per_set;
+  return std::min(kPassEntries, per_set * std::size_t(msm_digits::num_windows(kMinWindow)));
 }
 
 namespace {
@@ -46,9 +68,9 @@ Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
 }
 
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies) {
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch) {
   MsmShape shape;
-  if (Status s = make_msm_shape(scalars.size(), c, &shape, copies); !s) throw std::invalid_argument(s.message);
+  if (Status s = make_msm_shape(scalars.size(), c, &shape, copies, batch); !s) throw std::invalid_argument(s.message);
   if (points.size() != scalars.size() * std::size_t(copies))
     throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points for " +
                                 std::to_string(copies) + " copies of " + std::to_string(scalars.size()) + " bases");
@@ -59,12 +81,13 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
   const std::size_t nb = shape.buckets();
   // Buckets of every set (all zero bytes: infinity, as the device's memset).
   std::vector<XYZZ<C>> buckets(std::size_t(shape.sets()) * nb), head(shape.segments()), tail(shape.segments());
-  const uint32_t null_key = kNullKey(shape.c);
-  for (int j = 0; j < shape.sets(); ++j) {
-    const int kj = shape.set_copies(j);
-    const std::size_t m = n * std::size_t(kj);
+  const uint32_t null_key = shape.null_key();
+  for (int p = 0; p < shape.passes(); ++p) {
+    const int j = p * shape.batch, windows = shape.pass_windows(p);
+    const std::size_t m = n * std::size_t(windows);
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
-      digit_entries(scalars[i], uint32_t(i), n, shape.c, j * shape.copies, kj, keys.data(), values.data());
+      digit_entries(scalars[i], uint32_t(i), n, shape.c, j * shape.copies, windows, shape.copies, null_key,
+                    keys.data(), values.data());
     });
     // A stable sort by key, as the device's radix sort.
     order.resize(m);
@@ -149,8 +172,8 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
 
 template Jacobian<G1Curve> msm_combine(const G1XYZZ*, const MsmShape&);
 template Jacobian<G2Curve> msm_combine(const G2XYZZ*, const MsmShape&);
-template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int);
-template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int);
+template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int, int);
+template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int, int);
 template std::vector<G1Affine> precompute_twin(std::span<const G1Affine>, int, int);
 template std::vector<G2Affine> precompute_twin(std::span<const G2Affine>, int, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);

@@ -23,8 +23,9 @@ struct Measure {
 
 }  // namespace
 
-MsmLayout msm_layout(const MsmShape& sh, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes) {
-  const std::size_t entries = sh.entries(), sets = std::size_t(sh.sets()), chunks = sh.reduce_chunks();
+MsmLayout msm_layout(const MsmShape& sh, std::size_t entries, std::size_t segments, std::size_t xyzz_bytes,
+                     std::size_t sort_bytes) {
+  const std::size_t sets = std::size_t(sh.sets()), chunks = sh.reduce_chunks();
   MsmLayout l{};
   Measure m;
   l.keys = m.take(4 * entries);

@@ -16,6 +16,7 @@ struct BenchOptions {
   // msm: copies of the bases in a fixed-base table (1: none; 0: as engine::choose_fixed_base
   // picks for the device's free memory, which then also picks the window).
   int copies = 1;
+  int batch = 0;  // msm: sets per pass (0: msm_batch's choice)
   int warmup = 1;
   int runs = 5;
   int device = 0;
@@ -27,6 +28,7 @@ struct BenchResult {
   std::string op, curve;
   int lg = 0, window = 0;
   int copies = 1;            // msm: fixed-base table copies (1: none)
+  int batch = 1;             // msm: sets per pass
   double precompute_ms = 0;  // msm: building the table (once, not in the median)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;

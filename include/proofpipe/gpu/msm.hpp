@@ -23,18 +23,34 @@ namespace pp::gpu {
 // bases in a fixed-base table (precompute_bases): copy k holds 2^(k·c)·P_i, so the digits of
 // windows jK .. jK+K-1 (K = copies) index one table and share one set of buckets: an MSM runs
 // sets() sorts of up to K·n entries and sets() bucket reductions instead of windows() of each,
-// and its sums are 2^(c·K) apart. copies = 1 is the plain MSM.
+// and its sums are 2^(c·K) apart. copies = 1 is the plain MSM. The sets run `batch` at a time:
+// one pass sorts and accumulates the entries of B sets at once (each into its own buckets), so a
+// small MSM fills the GPU with long segments instead of one short sort per window.
 struct MsmShape {
   std::size_t n = 0;
   int c = 0;
   int copies = 1;
+  int batch = 1;
   int windows() const { return msm_digits::num_windows(c); }
   int sets() const { return (windows() + copies - 1) / copies; }
   // Copies (windows) in set j: the last set may hold fewer.
   int set_copies(int j) const { return windows() - j * copies < copies ? windows() - j * copies : copies; }
   int shift() const { return c * copies; }  // bits between consecutive sums
-  std::size_t entries() const { return n * std::size_t(copies); }  // sorted entries of a full set
-  uint32_t buckets() const { return uint32_t(1) << (c - 1); }
+  int passes() const { return (sets() + batch - 1) / batch; }
+  // Windows in pass p (its sets p·B .. p·B+B-1): the last pass may hold fewer.
+  int pass_windows(int p) const {
+    const int left = windows() - p * batch * copies;
+    return left < batch * copies ? left : batch * copies;
+  }
+  std::size_t entries() const { return n * std::size_t(copies) * std::size_t(batch); }  // of a full pass
+  uint32_t buckets() const { return uint32_t(1) << (c - 1); }  // per set
+  // The key of digit 0 (sorted after every bucket of the pass), and the key bits the sort needs.
+  uint32_t null_key() const { return uint32_t(batch) * buckets(); }
+  int sort_bits() const {
+    int b = 0;
+    while ((uint64_t(1) << b) <= null_key()) ++b;
+    return b;
+  }
   uint32_t segment() const { return segment_length(entries()); }
   std::size_t segments() const { return (entries() + segment() - 1) / segment(); }
   // Buckets per reduction thread: about 2^17 threads over all sets, 4..64 buckets each.
@@ -53,19 +69,31 @@ struct MsmShape {
 };
 // Resolves c and checks n < 2^31, c in [kMinWindow, kMaxWindow], copies >= 1 and
 // copies·n < 2^31 (an entry's index into the table); invalid_argument otherwise. Copies beyond
-// the window count are not used (the shape holds min(copies, windows)).
-Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies = 1);
+// the window count are not used (the shape holds min(copies, windows)). `batch`: sets per pass,
+// 0 for msm_batch(n, c, copies) (more than there are sets: all of them); a pass must hold fewer
+// than 2^31 entries.
+Status make_msm_shape(std::size_t n, int c, MsmShape* out, int copies = 1, int batch = 0);
+// Sorted entries a pass aims for: as many sets as keep a pass within this (at least one). 2^24
+// entries make segments of 128, which a G1 MSM of 2^20 points at c = 16 (buckets of 32 entries)
+// needs to be rid of most chains.
+inline constexpr std::size_t kPassEntries = std::size_t(1) << 24;
+int msm_batch(std::size_t n, int c, int copies);
+// Sorted entries a pass of any shape of n <= m points with `copies` copies holds at most, at any
+// window (monotone in m; the memory planner sizes with it).
+std::size_t msm_entries_bound(std::size_t m, int copies);
 
 // The MSM workspace piece by piece, in carve order, each piece 256-byte aligned: the one layout
-// that msm() carves (msm.cu) and the memory planner sizes (plan.cpp). Byte offsets, and the
-// total. `segments`: the segment count to make room for (msm() passes shape.segments(); the
-// planner a bound over every piece size it may run); `sort_bytes`: the radix sort's temporary
-// storage (msm() passes CUB's own query; the planner radix_sort_temp_bound(n)).
+// that msm() carves (msm_impl.cuh) and the memory planner sizes (plan.cpp). Byte offsets, and the
+// total. `entries` and `segments`: the sorted entries and segments of a pass to make room for
+// (msm() passes shape.entries() and shape.segments(); the planner bounds over every piece size
+// it may run); `sort_bytes`: the radix sort's temporary storage (msm() passes CUB's own query;
+// the planner radix_sort_temp_bound(entries)).
 struct MsmLayout {
   std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, totals, level2, set_sums,
       scratch, long_chains, long_count, total;
 };
-MsmLayout msm_layout(const MsmShape& shape, std::size_t segments, std::size_t xyzz_bytes, std::size_t sort_bytes);
+MsmLayout msm_layout(const MsmShape& shape, std::size_t entries, std::size_t segments, std::size_t xyzz_bytes,
+                     std::size_t sort_bytes);
 // An upper bound of CUB's radix-sort temporary storage for n key-value pairs of 32-bit keys
 // (the GPU harness checks it against CUB's query).
 std::size_t radix_sort_temp_bound(std::size_t n);
@@ -83,7 +111,8 @@ inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block fo
 // ---- CPU twins ----
 // `points`: copies·n points, a fixed-base table when copies > 1 (precompute_twin).
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1);
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1,
+                     int batch = 0);
 // The fixed-base table of `copies` copies of the n = points.size() bases for c-bit windows:
 // copy k (at k·n) holds 2^(k·c)·P_i, copy 0 the bases (precompute_bases' twin).
 template <class C>
@@ -96,13 +125,13 @@ template <class C>
 std::size_t msm_workspace_bytes(const MsmShape& shape);
 // Optional stage timing of one msm() call: when `events` holds at least
 // msm_trace_events(shape) created CUDA events (cudaEvent_t), msm() records events[0] at the
-// start, events[1 + 4j + k] after stage k of set j (k: 0 digits, 1 sort, 2 segment sums,
+// start, events[1 + 4p + k] after stage k of pass p (k: 0 digits, 1 sort, 2 segment sums,
 // 3 chains) and the last one after the all-set reduction.
 struct MsmTrace {
   CUevent_st** events = nullptr;
   std::size_t count = 0;
 };
-inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.sets()); }
+inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.passes()); }
 
 // d_window_sums[0 .. shape.sets()) = the sums of sum_i scalars[i]·points[i], one per set of
 // windows (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the

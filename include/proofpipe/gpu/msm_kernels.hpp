@@ -1,11 +1,14 @@
 // The GPU MSM and batch addition, written once for both sides (the CUDA kernels in
-// src/gpu/msm.cu and the CPU twin in src/gpu/msm_common.cpp run these bodies).
+// src/gpu/msm_impl.cuh and the CPU twin in src/gpu/msm_common.cpp run these bodies).
 //
-// Pippenger with signed c-bit digits, one window at a time (so the workspace is O(n), not
-// O(n · windows)) — or, with a fixed-base table of K copies (copy k = 2^(k·c)·P), one set of K
-// windows at a time, the K·n entries of a set sharing one sort and one set of buckets:
-//   1. digits:  entry i (copy k: k·n + i) gets key = |d|-1 (the bucket) or kNullKey(c) when
-//               d = 0, and value = its index | sign << 31;
+// Pippenger with signed c-bit digits. A "set" is one window (plain MSM) or, with a fixed-base
+// table of K copies (copy k = 2^(k·c)·P), K windows whose K·n entries share one set of buckets.
+// Sets are run a "pass" of B of them at a time (MsmShape::batch: all sets of a small MSM, one of a
+// large one), so the workspace is O(max(n, 2^24)), not O(n · windows), and a small MSM still
+// sorts enough entries per pass for long segments:
+//   1. digits:  entry j·n + i of a pass (window j of the pass, copy k of its set b) gets key =
+//               b·2^(c-1) + |d|-1 (its set's bucket) or the null key B·2^(c-1) when d = 0, and
+//               value = its point's index k·n + i | sign << 31;
 //   2. sort:    (key, value) pairs by key (CUB radix sort over c bits) — each bucket's points
 //               become one contiguous run;
 //   3. segments: the sorted entries are cut into segments (segment_length); a segment sums each of
@@ -45,28 +48,29 @@ PP_HD inline uint32_t segment_length(uint64_t n) {
 inline constexpr uint32_t kSignBit = 0x80000000u;
 inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 
-PP_HD constexpr uint32_t kNullKey(int c) { return uint32_t(1) << (c - 1); }
-
-// Step 1 for scalar i (Montgomery form) and the `copies` windows w0 .. w0+copies-1 of one set:
-// the entry of window w0+k is e = k·n + i (the point's index in the fixed-base table, copy k),
-// key = |d|-1 or kNullKey(c) when d = 0, value = e | sign << 31. The scalar leaves Montgomery
-// form once per set, and the carries of windows 0 .. w0-1 are recomputed (integer work).
-PP_HD PP_INLINE void digit_entries(const Fr& scalar, uint32_t i, uint64_t n, int c, int w0, int copies,
-                                   uint32_t* keys, uint32_t* values) {
+// Step 1 for scalar i (Montgomery form) and the `windows` windows w0 .. w0+windows-1 of one
+// pass, whose sets (of `copies` windows each) start at window w0: window j of the pass is copy
+// k = j mod copies of the pass's set b = j / copies; its entry e = j·n + i gets key
+// b·2^(c-1) + |d|-1 or null_key when d = 0, and value = (k·n + i) | sign << 31 (the point's
+// index in the fixed-base table). The scalar leaves Montgomery form once per pass, and the
+// carries of windows 0 .. w0-1 are recomputed (integer work).
+PP_HD PP_INLINE void digit_entries(const Fr& scalar, uint32_t i, uint64_t n, int c, int w0, int windows, int copies,
+                                   uint32_t null_key, uint32_t* keys, uint32_t* values) {
   uint64_t k[4];
   scalar.to_canonical(k);
   const uint32_t half = uint32_t(1) << (c - 1);
   uint32_t carry = 0;
   for (int v = 0; v < w0; ++v) carry = msm_digits::window_bits_at(k, v * c, c) + carry > half ? 1u : 0u;
-  for (int j = 0; j < copies; ++j) {
+  for (int j = 0; j < windows; ++j) {
     // As msm_digits::signed_digit: d > half stands for d - 2^c with a carry out (d = 2^c: 0).
     const uint32_t d = msm_digits::window_bits_at(k, (w0 + j) * c, c) + carry;
     const bool negative = d > half;
     carry = negative ? 1u : 0u;
     const uint32_t magnitude = negative ? (uint32_t(1) << c) - d : d;
+    const uint32_t set = uint32_t(j / copies), copy = uint32_t(j % copies);
     const uint64_t e = uint64_t(j) * n + i;
-    keys[e] = magnitude == 0 ? kNullKey(c) : magnitude - 1;
-    values[e] = uint32_t(e) | (negative && magnitude != 0 ? kSignBit : 0u);
+    keys[e] = magnitude == 0 ? null_key : set * half + magnitude - 1;
+    values[e] = uint32_t(uint64_t(copy) * n + i) | (negative && magnitude != 0 ? kSignBit : 0u);
   }
 }
 
@@ -110,7 +114,7 @@ PP_HD PP_INLINE Affine<C> signed_point(const Affine<C>* points, uint32_t value) 
 
 // Where an accumulation thread keeps its accumulator's ZZ and ZZZ (`load(k)` / `store(k, v)`, k = 0
 // for ZZ, 1 for ZZZ): X and Y stay in registers, ZZ and ZZZ are touched twice per addition. The
-// CPU twin keeps them in locals (RegisterSides); the kernels keep them in shared memory (msm.cu),
+// CPU twin keeps them in locals (RegisterSides); the kernels keep them in shared memory (msm_impl.cuh),
 // which leaves two field elements of registers per thread to the product code: a G2 thread
 // needs more than the 255 registers it may have, and spilled to local memory on every addition.
 template <class F>

@@ -1,6 +1,10 @@
-// GPU MSM and batch addition kernels around the shared bodies of msm_kernels.hpp.
+// GPU MSM and batch addition kernels around the shared bodies of msm_kernels.hpp, and the
+// host functions that queue them. Included once per curve (msm_g1.cu, msm_g2.cu), each of which
+// instantiates PP_GPU_MSM_INSTANTIATE for its curve: the device compiler spends ~10 minutes on the
+// two curves in one translation unit, and as two they build side by side.
 // Nothing here allocates or synchronises: the workspace is carved from caller memory and every
 // step is queued on the caller's stream.
+#pragma once
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -20,10 +24,10 @@ constexpr int kThreads = 128;           // accumulation / reduction block size
 
 unsigned blocks_for(uint64_t items, unsigned threads = kThreads) { return unsigned((items + threads - 1) / threads); }
 
-__global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int copies, uint32_t* keys,
-                              uint32_t* values) {
+__global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int windows, int copies,
+                              uint32_t null_key, uint32_t* keys, uint32_t* values) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) digit_entries(scalars[i], i, n, c, w0, copies, keys, values);
+  if (i < n) digit_entries(scalars[i], i, n, c, w0, windows, copies, null_key, keys, values);
 }
 
 template <class C>
@@ -223,8 +227,8 @@ MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   MsmSpace<C> s{};
   cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
   s.sort_bytes = 0;
-  cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.entries()), 0, sh.c);
-  const MsmLayout l = msm_layout(sh, sh.segments(), sizeof(XYZZ<C>), s.sort_bytes);
+  cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, k, v, int(sh.entries()), 0, sh.sort_bits());
+  const MsmLayout l = msm_layout(sh, sh.entries(), sh.segments(), sizeof(XYZZ<C>), s.sort_bytes);
   char* b = static_cast<char*>(base);
   const auto at = [&](std::size_t offset) { return b ? static_cast<void*>(b + offset) : nullptr; };
   s.keys = static_cast<uint32_t*>(at(l.keys));
@@ -263,8 +267,8 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
   auto mark = [&] {
     if (timed) device::EventRecord(trace->events[next_event++], stream);
   };
-  if (sh.c < kMinWindow || sh.c > kMaxWindow || sh.copies < 1 || sh.copies > sh.windows() ||
-      sh.entries() >= (std::size_t(1) << 31))
+  if (sh.c < kMinWindow || sh.c > kMaxWindow || sh.copies < 1 || sh.copies > sh.windows() || sh.batch < 1 ||
+      sh.batch > sh.sets() || sh.entries() >= (std::size_t(1) << 31))
     return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
   if (sh.n == 0)
     return accumulate ? Status{}
@@ -277,23 +281,24 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     return Status::invalid("pp::gpu::msm: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
                            std::to_string(ws.total) + " needed");
   const uint32_t n = uint32_t(sh.n);
-  const uint32_t null_key = kNullKey(sh.c);
+  const uint32_t null_key = sh.null_key();
   mark();
   if (Status s = from_cuda(device::MemsetAsync(ws.buckets, 0, sizeof(XYZZ<C>) * sh.buckets() * sh.sets(), stream),
                            "pp::gpu::msm: clear buckets");
       !s)
     return s;
-  for (int j = 0; j < sh.sets(); ++j) {
+  for (int p = 0; p < sh.passes(); ++p) {
+    const int j = p * sh.batch, windows = sh.pass_windows(p);  // first set, windows of this pass
     XYZZ<C>* bw = ws.buckets + std::size_t(j) * sh.buckets();
-    const int kj = sh.set_copies(j);
-    const uint64_t m = uint64_t(n) * uint64_t(kj);  // this set's entries
+    const uint64_t m = uint64_t(n) * uint64_t(windows);  // this pass's entries
     const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
-    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, j * sh.copies, kj, ws.keys,
-                   ws.values);
+    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, j * sh.copies, windows,
+                   sh.copies, null_key, ws.keys, ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
     std::size_t temp = ws.sort_bytes;
-    if (cudaError_t e = device::algorithm(cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(m), 0, sh.c, stream));
+    if (cudaError_t e = device::algorithm(
+            cub::DeviceRadixSort::SortPairs(ws.sort_temp, temp, k, v, int(m), 0, sh.sort_bits(), stream));
         e != cudaSuccess)
       return from_cuda(e, "pp::gpu::msm: radix sort");
     mark();
@@ -416,7 +421,5 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
   template std::size_t batch_add_workspace_bytes<C>(std::size_t);                                            \
   template Status batch_add<C>(const Affine<C>*, const uint64_t*, std::size_t, void*, std::size_t, XYZZ<C>*,     \
                                Stream, bool);
-PP_GPU_MSM_INSTANTIATE(G1Curve)
-PP_GPU_MSM_INSTANTIATE(G2Curve)
 
 }  // namespace pp::gpu

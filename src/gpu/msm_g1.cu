@@ -1,0 +1,7 @@
+// The GPU MSM and batch addition for G1 (msm_impl.cuh has the kernels and why they are split).
+
+#include "msm_impl.cuh"
+
+namespace pp::gpu {
+PP_GPU_MSM_INSTANTIATE(G1Curve)
+}  // namespace pp::gpu
