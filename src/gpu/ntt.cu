@@ -21,10 +21,12 @@ __global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg
 }
 
 // One block = p.cols() columns of K points: copied into shared memory in 16-byte chunks (threads
-// side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back. Two
-// blocks an SM (128 registers a thread): one block without the cap ran 1.4x slower (PERF.md v5).
+// side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back. Four
+// blocks an SM (64 registers a thread, 32 warps): measured against 3 blocks (85 registers) and
+// the earlier 8-element rounds in two 64 KiB blocks of 128 registers (docs/PERF.md, v8).
+constexpr int kPassBlocksPerSm = 4;
 template <bool kDif>
-__global__ void __launch_bounds__(kBlockThreads, 2) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {
+__global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {
   extern __shared__ __align__(16) uint64_t mem[];
   const HalfSlots s{mem, p.elements_per_block() + 4};
   const uint64_t block = blockIdx.x;

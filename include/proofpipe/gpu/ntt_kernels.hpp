@@ -15,11 +15,13 @@
 // Every element crosses device memory once per pass (3 passes at 2^27), in 16-byte chunks that
 // neighbouring threads read and write side by side.
 //
-// Inside a pass a thread holds 8 elements of one column in registers and runs up to 3 levels on
+// Inside a pass a thread holds 4 elements of one column in registers and runs up to 2 levels on
 // them (a "round"); the block exchanges elements through shared memory between rounds, so a
-// 9-level pass is 3 rounds and 4 barriers. In the round that holds the lowest 3 bits of a
+// 9-level pass is 5 rounds and 6 barriers. In the round that holds the lowest 2 bits of a
 // position the roots of the lowest levels are the same for every thread, and the trivial ones
-// (u = 0) are skipped: 5 products per 8 elements instead of 8.
+// (u = 0) are skipped: 2 products per 4 elements instead of 4. Blocks of 2^10 elements (32 KiB
+// of shared memory) and 256 threads, four to an SM: 32 warps an SM hide the latency of the
+// products' dependent chains better than 8 elements a thread in 16 warps did (docs/PERF.md, v8).
 //
 // The twist's root comes from one direct table when the pass's exponents are small enough
 // (m + k <= kTwistTableLg: the middle pass of a 3-pass plan), else from two tables,
@@ -37,9 +39,9 @@ namespace pp::gpu {
 
 inline constexpr int kMaxNttLg = 28;       // the largest transform the GPU path supports
 inline constexpr int kMaxPassLg = 10;      // butterfly levels per pass (K <= 1024)
-inline constexpr int kBlockLg = 11;        // elements a block holds in shared memory: 2^11 (64 KiB)
+inline constexpr int kBlockLg = 10;        // elements a block holds in shared memory: 2^10 (32 KiB)
 inline constexpr int kBlockElements = 1 << kBlockLg;
-inline constexpr int kThreadLg = 3;        // elements a thread holds in registers: 2^3
+inline constexpr int kThreadLg = 2;        // elements a thread holds in registers: 2^2
 inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
 inline constexpr int kTwistTableLg = 18;   // the direct twist table: up to 2^18 roots (8 MiB) a direction
@@ -107,8 +109,8 @@ PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg) {
   return plan;
 }
 
-// The levels of round r of a pass: the thread's 8 registers hold the positions whose bits
-// [lo, lo + bits) vary (bits = min(k, 3)), and the round runs levels [level_lo, level_hi) —
+// The levels of round r of a pass: the thread's 2^kThreadLg registers hold the positions whose
+// bits [lo, lo + bits) vary (bits = min(k, kThreadLg)), and the round runs levels [level_lo, level_hi) —
 // from the top down for DIF, from the bottom up for DIT.
 struct NttRound {
   int lo, bits, level_lo, level_hi;
@@ -255,8 +257,9 @@ PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) 
 
 // A block's elements in shared memory as two 16-byte halves (limbs 0-1, limbs 2-3) in two arrays
 // of `stride` words, element e at word swizzle(e) of each. The swizzle (the low 3 bits XOR bits
-// 3-5) and the 4-word offset of the second array make every access pattern of the pass
-// conflict-free: 8 threads reading 16 bytes each touch all 32 banks once.
+// 3-5) and the 4-word offset of the second array made every access pattern of the 8-element
+// rounds conflict-free (8 threads reading 16 bytes each touch all 32 banks once; checked for
+// every pass shape, docs/PERF.md v5); the 4-element rounds' patterns have not been re-checked.
 struct HalfSlots {
   uint64_t* s;
   uint32_t stride;  // 16-byte words per array: elements + 4
@@ -351,7 +354,7 @@ PP_HD PP_INLINE void edge_factors(Fr& x, const NttPass& p, const NttTables& t, c
 // ---------------------------------------------------------------------------------------------
 // The round: one thread's 8 registers through the round's levels.
 
-// Round r of pass p for thread tid of block `block`: read the thread's 8 elements from shared
+// Round r of pass p for thread tid of block `block`: read the thread's elements from shared
 // memory, apply the first round's load factors, run the levels, apply the last round's store
 // factors, write them back to the same slots. Threads of a round touch disjoint slots, so a round
 // needs one barrier after it and none inside.
