@@ -45,6 +45,8 @@ inline constexpr int kThreadLg = 2;        // elements a thread holds in registe
 inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
 inline constexpr int kTwistTableLg = 18;   // the direct twist table: up to 2^18 roots (8 MiB) a direction
+static_assert(kBlockLg >= kMaxPassLg, "a block holds at least one whole column of the largest pass");
+static_assert(kThreadLg <= kBlockLg, "a thread's elements lie in one block");
 
 PP_HD PP_INLINE uint32_t bit_reverse(uint32_t x, int bits) {
 #if PP_DEVICE_CODE
