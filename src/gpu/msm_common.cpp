@@ -42,14 +42,6 @@ int msm_batch(std::size_t n, int c, int copies) {
   return int(std::min<std::size_t>(std::size_t(one.sets()), std::max<std::size_t>(1, fit)));
 }
 
-std::size_t msm_entries_bound(std::size_t m, int copies) {
-  // A pass holds one set of m·copies entries, or sets of fewer than kPassEntries up to that many,
-  // never more sets than the narrowest window has windows.
-  const std::size_t per_set = m * std::size_t(copies);
-  if (per_set >= kPassEntries) return per_set;
-  return std::min(kPassEntries, per_set * std::size_t(msm_digits::num_windows(kMinWindow)));
-}
-
 namespace {
 
 // Sums m points the way the device's tree does (any order gives the same point).

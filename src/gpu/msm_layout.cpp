@@ -2,6 +2,7 @@
 // the memory planner sizes with them as the kernels carve with them (every build has the planner,
 // the engine-only tsan build included).
 
+#include <algorithm>
 #include <cstddef>
 
 #include "proofpipe/gpu/msm.hpp"
@@ -45,6 +46,14 @@ MsmLayout msm_layout(const MsmShape& sh, std::size_t entries, std::size_t segmen
   l.long_count = m.take(sizeof(unsigned int));
   l.total = m.used;
   return l;
+}
+
+std::size_t msm_entries_bound(std::size_t m, int copies) {
+  // A pass holds one set of m·copies entries, or sets of fewer than kPassEntries up to that many,
+  // never more sets than the narrowest window has windows.
+  const std::size_t per_set = m * std::size_t(copies);
+  if (per_set >= kPassEntries) return per_set;
+  return std::min(kPassEntries, per_set * std::size_t(msm_digits::num_windows(kMinWindow)));
 }
 
 std::size_t radix_sort_temp_bound(std::size_t n) { return 8 * n + (std::size_t(64) << 20); }
