@@ -3,7 +3,9 @@
 // passes here is the algorithm the GPU runs; the H200 harness then checks GPU == twin.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
@@ -560,9 +562,8 @@ void tail_gather_cases(std::size_t n) {
   }
 }
 // Streamed SRS: the tail's scalars in tail order, the chunks' tail counts and the gather plan,
-// run as the prover runs them (per chunk: gather ranks [lo, hi) of the chunk's bitmap slice
-// into the buffer at `at`, the scalars copied from the chunk's slice of the tail scalars; the
-// MSM takes the buffer at each flush). The flushed buffers, in order, must be exactly the tail:
+// run as the prover runs them (per chunk: the chunk packed, then ranks [lo, hi) of its packed
+// tail points and scalars copied into the buffer at `at`; the MSM takes the buffer at each flush). The flushed buffers, in order, must be exactly the tail:
 // every point with its scalar once, all buffers full but the last.
 template <class C>
 void streamed_tail_cases(std::size_t n) {
@@ -588,23 +589,22 @@ void streamed_tail_cases(std::size_t n) {
         std::vector<Fr> buf_sc(cap), got_sc;
         std::vector<std::size_t> flushed;
         std::size_t next = 0, first = 0;
+        const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(Affine<C>));
+        std::vector<char> packed(lay.bytes);
         for (std::size_t k = 0; k < counts.size(); ++k) {
           const std::size_t off = k * chunk, m = std::min(chunk, points - off);
-          const std::span<const uint64_t> slice(bits.other.data() + off / 64, (m + 63) / 64);
-          const std::span<const Affine<C>> chunk_pts(pts.data() + off, m);
-          const std::vector<Fr> unused(m, Fr::zero());
+          const gpu::PackedCounts pc_counts = gpu::pack_chunk(
+              pts.data(), bits, off, m, std::span<const Fr>(tail).subspan(first, counts[k]), packed.data(), lay);
+          ASSERT_EQ(pc_counts.tail, counts[k]);
+          const Affine<C>* tail_pts = reinterpret_cast<const Affine<C>*>(packed.data()) + pc_counts.ones;
+          const Fr* tail_sc = reinterpret_cast<const Fr*>(packed.data() + lay.scalars);
           for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
             const gpu::TailPiece& pc = pieces[next];
             ASSERT_LT(pc.lo, pc.hi);
             ASSERT_LE(pc.hi, counts[k]);
             ASSERT_LE(pc.at + (pc.hi - pc.lo), cap);
-            std::vector<Affine<C>> gp;
-            std::vector<Fr> gs;
-            gpu::tail_gather_twin<C>(slice, pc.lo, pc.hi, chunk_pts, unused, {}, gp, gs);
-            ASSERT_EQ(gp.size(), pc.hi - pc.lo);
-            std::copy(gp.begin(), gp.end(), buf_pts.begin() + std::ptrdiff_t(pc.at));
-            std::copy(tail.begin() + std::ptrdiff_t(first + pc.lo), tail.begin() + std::ptrdiff_t(first + pc.hi),
-                      buf_sc.begin() + std::ptrdiff_t(pc.at));
+            std::copy(tail_pts + pc.lo, tail_pts + pc.hi, buf_pts.begin() + std::ptrdiff_t(pc.at));
+            std::copy(tail_sc + pc.lo, tail_sc + pc.hi, buf_sc.begin() + std::ptrdiff_t(pc.at));
             if (pc.flush) {
               const std::size_t used = pc.at + (pc.hi - pc.lo);
               got_pts.insert(got_pts.end(), buf_pts.begin(), buf_pts.begin() + std::ptrdiff_t(used));
@@ -633,6 +633,115 @@ void streamed_tail_cases(std::size_t n) {
 }
 TEST(StreamedTail, G1) { streamed_tail_cases<G1Curve>(700); }
 TEST(StreamedTail, G2) { streamed_tail_cases<G2Curve>(200); }
+
+// Streamed SRS, host-side compaction: every chunk packed as the prover sends it holds, at the
+// chunk layout's offsets, its 1s' points then its tail's points (each in point order), a bitmap of
+// exactly `ones` set bits and its slice of the tail scalars; summed as the device sums them (the
+// 1s by batch addition, the tail by MSM), the packed chunks give the query's MSM over every
+// point with its own scalar (the 0s dropped on the host).
+template <class C>
+void packed_chunk_cases(std::size_t n) {
+  for (const bool mapped : {false, true}) {
+    const TailCase<C> t = tail_case<C>(n, kSeed + 17, 13, 5, mapped, 3);
+    const std::span<const uint32_t> map = t.map();
+    const gpu::SplitBits& bits = t.bits;
+    const std::vector<Fr> tail = gpu::tail_scalars(bits, t.input(), t.aux(), map, t.offset);
+    std::vector<Fr> all_scalars(t.points);
+    for (std::size_t p = 0; p < t.points; ++p) all_scalars[p] = t.z[mapped ? t.vars[p] : t.offset + p];
+    const Jacobian<C> want_sum = msm_naive<C>(std::span<const Affine<C>>(t.pts.data(), t.points), all_scalars);
+    for (const std::size_t chunk : {std::size_t(64), std::size_t(192), std::size_t(1024)}) {
+      SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk));
+      const std::vector<std::size_t> counts = gpu::tail_counts(bits.other, t.points, chunk);
+      const std::vector<std::size_t> ones = gpu::tail_counts(bits.ones, t.points, chunk);
+      const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(Affine<C>));
+      std::vector<char> buf(lay.bytes);
+      std::vector<Affine<C>> sent_pts;
+      std::vector<Fr> sent_sc;
+      std::size_t first = 0, sent = 0;
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        const std::size_t off = k * chunk, m = std::min(chunk, t.points - off);
+        std::fill(buf.begin(), buf.end(), char(0x5a));  // what the pack leaves alone shows up
+        const std::span<const Fr> chunk_tail(tail.data() + first, counts[k]);
+        const gpu::PackedCounts got = gpu::pack_chunk(t.pts.data(), bits, off, m, chunk_tail, buf.data(), lay);
+        ASSERT_EQ(got.ones, ones[k]) << "chunk " << k;
+        ASSERT_EQ(got.tail, counts[k]) << "chunk " << k;
+        std::vector<Affine<C>> want_ones, want_tail;
+        for (std::size_t p = off; p < off + m; ++p) {
+          if (test_bit(bits.ones, p)) want_ones.push_back(t.pts[p]);
+          if (test_bit(bits.other, p)) want_tail.push_back(t.pts[p]);
+        }
+        const Affine<C>* packed = reinterpret_cast<const Affine<C>*>(buf.data());
+        ASSERT_TRUE(std::vector<Affine<C>>(packed, packed + got.ones) == want_ones) << "chunk " << k;
+        ASSERT_TRUE(std::vector<Affine<C>>(packed + got.ones, packed + got.points()) == want_tail) << "chunk " << k;
+        const uint64_t* bitmap = reinterpret_cast<const uint64_t*>(buf.data() + lay.ones);
+        for (std::size_t i = 0; i < got.ones_words() * 64; ++i)
+          ASSERT_EQ(test_bit(std::span<const uint64_t>(bitmap, got.ones_words()), i), i < got.ones) << "bit " << i;
+        const Fr* sc = reinterpret_cast<const Fr*>(buf.data() + lay.scalars);
+        ASSERT_TRUE(std::vector<Fr>(sc, sc + got.tail) == std::vector<Fr>(chunk_tail.begin(), chunk_tail.end()));
+        sent_pts.insert(sent_pts.end(), packed, packed + got.points());
+        sent_sc.insert(sent_sc.end(), got.ones, Fr::one());
+        sent_sc.insert(sent_sc.end(), sc, sc + got.tail);
+        first += got.tail;
+        sent += got.points();
+      }
+      EXPECT_EQ(first, tail.size());
+      EXPECT_EQ(sent, bits.ones_count + bits.other_count);
+      EXPECT_LT(sent, t.points);  // the 0s stayed behind
+      EXPECT_TRUE(msm_naive<C>(sent_pts, sent_sc) == want_sum);
+    }
+  }
+  // A chunk that does not start on a bitmap word, runs past the bitmaps, or a tail of another length.
+  const TailCase<C> t = tail_case<C>(200, kSeed + 18, 3, 1, false, 0);
+  const std::vector<Fr> tail = gpu::tail_scalars(t.bits, t.input(), t.aux(), {}, 0);
+  const engine::ChunkLayout lay = engine::ChunkLayout::of(256, sizeof(Affine<C>));
+  std::vector<char> buf(lay.bytes);
+  EXPECT_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 32, 64, {}, buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 192, 128, {}, buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 0, t.points, std::span<const Fr>(tail).first(tail.size() - 1),
+                               buf.data(), lay),
+               std::invalid_argument);
+  EXPECT_NO_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 0, t.points, tail, buf.data(), lay));
+}
+// Chunks of many packing blocks (pack_chunk works in blocks of 2^14 points on several threads):
+// the order across block ends, with stand-in points that carry their index.
+TEST(PackedChunk, ManyBlocks) {
+  const std::size_t n = 70001;
+  const std::vector<Fr> z = mixed_assignment(n, kSeed + 19);
+  const gpu::SplitBits bits = gpu::classify(std::span<const Fr>(z).first(1), std::span<const Fr>(z).subspan(1), {}, 1, n - 1);
+  std::vector<G1Affine> pts(n - 1);
+  for (std::size_t p = 0; p < pts.size(); ++p) std::memcpy(static_cast<void*>(&pts[p]), &p, sizeof(p));
+  const std::vector<Fr> tail = gpu::tail_scalars(bits, std::span<const Fr>(z).first(1), std::span<const Fr>(z).subspan(1), {}, 1);
+  for (const std::size_t chunk : {std::size_t(1) << 15, std::size_t(3) << 14, n}) {
+    const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(G1Affine));
+    std::vector<char> buf(lay.bytes);
+    std::size_t first = 0;
+    for (std::size_t off = 0; off < pts.size(); off += chunk) {
+      const std::size_t m = std::min(chunk, pts.size() - off);
+      std::vector<std::size_t> want;
+      for (std::size_t p = off; p < off + m; ++p)
+        if (test_bit(bits.ones, p)) want.push_back(p);
+      const std::size_t ones = want.size();
+      for (std::size_t p = off; p < off + m; ++p)
+        if (test_bit(bits.other, p)) want.push_back(p);
+      const std::size_t count = want.size() - ones;
+      const gpu::PackedCounts got =
+          gpu::pack_chunk(pts.data(), bits, off, m, std::span<const Fr>(tail).subspan(first, count), buf.data(), lay);
+      ASSERT_EQ(got.ones, ones);
+      ASSERT_EQ(got.tail, count);
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        std::size_t index = 0;
+        std::memcpy(&index, buf.data() + i * sizeof(G1Affine), sizeof(index));
+        ASSERT_EQ(index, want[i]) << "chunk " << chunk << " at " << off << ", packed point " << i;
+      }
+      const Fr* sc = reinterpret_cast<const Fr*>(buf.data() + lay.scalars);
+      ASSERT_TRUE(std::equal(sc, sc + count, tail.begin() + std::ptrdiff_t(first))) << "chunk " << chunk << " at " << off;
+      first += count;
+    }
+    EXPECT_EQ(first, tail.size());
+  }
+}
+TEST(PackedChunk, G1) { packed_chunk_cases<G1Curve>(700); }
+TEST(PackedChunk, G2) { packed_chunk_cases<G2Curve>(200); }
 
 TEST(TailGatherTwin, G1) { tail_gather_cases<G1Curve>(700); }
 TEST(TailGatherTwin, G2) { tail_gather_cases<G2Curve>(130); }

@@ -431,6 +431,12 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
              all.size(), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
              col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
              col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls), backend.key_loads());
+  if (k.srs == engine::SrsPlacement::streamed) {
+    std::vector<double> gb;
+    for (const gpu::GpuTimes& t : all) gb.push_back(double(t.packed_bytes) / 1e9);
+    fmt::print("host packing of the split MSMs' SRS chunks, median per partition: {:.1f} ms for {:.2f} GB\n",
+               col(&gpu::GpuTimes::pack), median(gb));
+  }
   // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
   fmt::print("proofpipe op=prove lg={} budget={} srs={} partitions={} gpu_ms_per_partition={:.1f} "
              "wall_s_per_partition={:.3f} upload_ms={:.1f} ntt_ms={:.1f} msm_h_ms={:.1f} msm_l_ms={:.1f} msm_a_ms={:.1f} "

@@ -148,8 +148,8 @@ std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch, int h
   v.push_back({"compute.gather", "tail MSM piece: gathered points + scalars", gather_need(s, ch)});
   if (ch.srs == SrsPlacement::streamed) {
     const uint64_t buf = chunk_buffer_need(s, ch);
-    v.push_back({"compute.srs_chunk[0]", "SRS chunk (points, bitmaps, tail scalars), double buffer 0", buf});
-    v.push_back({"compute.srs_chunk[1]", "SRS chunk (points, bitmaps, tail scalars), double buffer 1", buf});
+    v.push_back({"compute.srs_chunk[0]", "SRS chunk (packed points, 1s bitmap, tail scalars), double buffer 0", buf});
+    v.push_back({"compute.srs_chunk[1]", "SRS chunk (packed points, 1s bitmap, tail scalars), double buffer 1", buf});
   }
   return v;
 }
@@ -403,9 +403,7 @@ HStageLayout HStageLayout::of(uint64_t m, int c) {
 ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
   ChunkLayout c;
   c.ones = align_up(m * point_bytes);
-  c.other = c.ones + align_up(bitmap_bytes(m));
-  c.rank = c.other + align_up(bitmap_bytes(m));
-  c.scalars = c.rank + align_up(ceil_div(m, 64) * 4);
+  c.scalars = c.ones + align_up(bitmap_bytes(m));
   c.bytes = c.scalars + m * kScalarBytes;
   return c;
 }
@@ -767,6 +765,9 @@ std::string MemoryPlan::describe() const {
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));
   line("host", fmt::format("pinned SRS copy {} (registered once at load)", format_bytes(pinned_srs_bytes())));
+  if (pinned_pack_bytes() > 0)
+    line("", fmt::format("pinned pack buffers {} ({} x the chunk buffer: chunks cross without their 0-scalar points)",
+                         format_bytes(pinned_pack_bytes()), kPackBuffers));
   out += fmt::format("\n  {:>16}  {:>16}  {:>11}  {:<22} {:<14} {}\n", "offset", "bytes", "size", "region", "held by",
                      "contents");
   for (const Region& r : regions) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,9 @@
 #include <future>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +70,63 @@ void CUDART_CB stamp_now(void* arg) {
 // Timing events of one msm slot, in the order the stages record them.
 enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
 
+// A partition's split-MSM inputs: the classes of the L, A and B scalars and, with a streamed SRS,
+// the tails' scalars in tail order and the tail and 1 counts of each SRS chunk. Shared: the host
+// functions that pack a streamed partition's chunks hold it until they have run, whatever
+// becomes of the partition meanwhile. A pack that fails (it cannot once its counts were checked
+// when it was queued, but nothing is assumed) is recorded here, and finish() gives no proof.
+struct SplitInputs {
+  SplitBits l, a, b;
+  std::vector<Fr> l_tail, a_tail, b_tail;
+  std::vector<std::size_t> l_counts, a_counts, b_counts;
+  std::vector<std::size_t> l_ones, a_ones, b_ones;
+  std::atomic<int64_t> pack_ns{0};      // host time spent packing this partition's chunks
+  std::atomic<uint64_t> pack_bytes{0};  // and the bytes packed (what crossed instead of the chunks)
+  std::mutex failure_mutex;
+  std::string failure;  // the first pack's failure; empty while none failed
+  void fail(const std::string& what) {
+    const std::lock_guard<std::mutex> lock(failure_mutex);
+    if (failure.empty()) failure = what;
+  }
+  std::string failed() {
+    const std::lock_guard<std::mutex> lock(failure_mutex);
+    return failure;
+  }
+};
+
+// One chunk's host-side packing (pack_chunk), run in stream order by a host function that owns
+// the job and deletes it: `pack` writes the chunk into `out` and must give the counts the copies
+// were queued with (`want`). It runs in `arena`, the prover's high-priority TBB arena: the
+// device waits for it, so it goes before the host work that overlaps the device (the witness
+// rows check, the next partitions' prepare).
+struct PackJob {
+  std::shared_ptr<SplitInputs> keep;
+  tbb::task_arena* arena = nullptr;
+  std::function<PackedCounts(char*)> pack;
+  PackedCounts want;
+  std::size_t bytes = 0;  // what crosses: the packed points, the 1s' bitmap words, the tail scalars
+  char* out = nullptr;
+  std::string what;  // the chunk, for the failure message
+};
+void CUDART_CB run_pack(void* arg) {
+  const std::unique_ptr<PackJob> job(static_cast<PackJob*>(arg));
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    PackedCounts got;
+    job->arena->execute([&] { got = job->pack(job->out); });
+    job->keep->pack_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    job->keep->pack_bytes += job->bytes;
+    if (got.ones != job->want.ones || got.tail != job->want.tail)
+      job->keep->fail("GPU prover: " + job->what + " packed " + std::to_string(got.ones) + " ones and " +
+                      std::to_string(got.tail) + " tail points, " + std::to_string(job->want.ones) + " and " +
+                      std::to_string(job->want.tail) + " were copied");
+  } catch (const std::exception& e) {
+    job->keep->fail("GPU prover: " + job->what + ": " + e.what());
+  } catch (...) {
+    job->keep->fail("GPU prover: " + job->what + ": packing failed");
+  }
+}
+
 // One query of the split MSM as the compute phase sees it.
 template <class C>
 struct Query {
@@ -79,6 +140,8 @@ struct Query {
   const uint64_t* d_other = nullptr;
   const std::vector<Fr>* tail_scalars = nullptr;  // streamed: the tail's scalars, in tail order
   const std::vector<std::size_t>* tail_counts = nullptr;  // streamed: tail points per SRS chunk
+  const std::vector<std::size_t>* ones_counts = nullptr;  // streamed: points with scalar 1 per SRS chunk
+  std::shared_ptr<SplitInputs> inputs;                    // streamed: what the chunks are packed from
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
   XYZZ<C>* d_ones_sum = nullptr;
   MsmShape* shape = nullptr;  // records the window the sums use
@@ -112,9 +175,7 @@ class Prover::Partition {
   Randomizers rs;
   Domain domain{1};
   std::size_t h_terms = 0;
-  SplitBits l, a, b;
-  std::vector<Fr> l_tail, a_tail, b_tail;  // streamed SRS only: the tails' scalars (tail_scalars)
-  std::vector<std::size_t> l_counts, a_counts, b_counts;  // and their counts per SRS chunk (tail_counts)
+  std::shared_ptr<SplitInputs> split;
   int stage_slot = -1, msm_slot = -1;
   bool staged = false, computed = false;
   std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
@@ -140,6 +201,12 @@ struct Prover::Impl {
   std::vector<cudaEvent_t> stage_released;               // per stage slot
   std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
   std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
+  // Streamed: the pinned buffers the split MSMs' chunks are packed into (plan.pinned_pack_bytes()),
+  // on their own stream of host functions; `packed`: packing done, `pack_free`: copied out.
+  cudaStream_t pack = nullptr;
+  std::array<char*, MemoryPlan::kPackBuffers> pack_buffers{};
+  std::array<cudaEvent_t, MemoryPlan::kPackBuffers> packed{}, pack_free{};
+  std::unique_ptr<tbb::task_arena> pack_arena;  // see PackJob
   std::array<cudaEvent_t, 2> h_ready{}, h_free{};  // the H MSM's point buffers in stage b + c
   std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
   std::vector<void*> pinned_copies;                      // streamed, mapped key: the pinned copies
@@ -167,6 +234,13 @@ struct Prover::Impl {
   if (compute) cudaStreamSynchronize(compute);
   if (copy) cudaStreamSynchronize(copy);
   if (srs) cudaStreamSynchronize(srs);
+  if (pack) cudaStreamSynchronize(pack);
+  for (char* b : pack_buffers)
+    if (b) cudaFreeHost(b);
+  for (std::size_t b = 0; b < packed.size(); ++b) {
+    if (packed[b]) cudaEventDestroy(packed[b]);
+    if (pack_free[b]) cudaEventDestroy(pack_free[b]);
+  }
   for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
   for (void* p : pinned_copies) cudaFreeHost(p);
   for (auto e : stage_released) cudaEventDestroy(e);
@@ -180,7 +254,7 @@ struct Prover::Impl {
     if (h_ready[b]) cudaEventDestroy(h_ready[b]);
     if (h_free[b]) cudaEventDestroy(h_free[b]);
   }
-  for (cudaStream_t s : {copy, compute, srs})
+  for (cudaStream_t s : {copy, compute, srs, pack})
     if (s) cudaStreamDestroy(s);
   if (arena) cudaFree(arena);
 }
@@ -341,6 +415,38 @@ struct Prover::Impl {
   }
   void chunk_done(std::size_t k) { check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event"); }
 
+  // Streamed split MSM: chunk k packed on the host (the job, a host function on the pack stream,
+  // into pack buffer k % 2 once that buffer's previous copy has left it), then copied into chunk
+  // buffer k % 2 as stream_chunk does: the points that travel, the 1s' bitmap words, the tail's
+  // scalars. The host never waits; the compute stream waits for the copy.
+  char* stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const engine::ChunkLayout& lay,
+                      std::size_t point_bytes) {
+    const std::size_t b = k % MemoryPlan::kPackBuffers;
+    char* host = pack_buffers[b];
+    const PackedCounts want = job->want;
+    job->out = host;
+    job->arena = pack_arena.get();
+    job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(Fr);
+    check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
+    check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: chunk packing");
+    job.release();  // run_pack owns it now
+    check(device::EventRecord(packed[b], pack), "GPU prover: pack event");
+    return stream_chunk(k, [&](char* buf, cudaStream_t st) {
+      check(device::StreamWaitEvent(st, packed[b], 0), "GPU prover: packed chunk wait");
+      if (want.points() > 0)
+        check(device::MemcpyAsync(buf, host, want.points() * point_bytes, cudaMemcpyHostToDevice, st),
+              "GPU prover: SRS chunk copy");
+      if (want.ones > 0)
+        check(device::MemcpyAsync(buf + lay.ones, host + lay.ones, want.ones_words() * 8, cudaMemcpyHostToDevice, st),
+              "GPU prover: bitmap copy");
+      if (want.tail > 0)
+        check(device::MemcpyAsync(buf + lay.scalars, host + lay.scalars, want.tail * sizeof(Fr), cudaMemcpyHostToDevice,
+                                  st),
+              "GPU prover: tail scalars copy");
+      check(device::EventRecord(pack_free[b], st), "GPU prover: pack event");
+    });
+  }
+
   // rank[t] = the tail points in bitmap words [0, t) (popcounts, then an exclusive scan whose
   // temporary storage is the workspace), on the compute stream.
   void tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes) {
@@ -412,11 +518,13 @@ struct Prover::Impl {
       }
       return;
     }
-    // Streamed: each chunk carries its points, both bitmaps and its tail's scalars (in tail
-    // order). The 1s are batch-added from the chunk; the tail points are gathered into the gather
-    // buffer, which the MSM takes whenever it is full and after the last chunk (tail_pieces), so
-    // only tail points are sorted and the MSMs run on full buffers.
-    // Chunks of msm_chunk points (then a power of two >= 2^16) or one chunk of the whole query.
+    // Streamed: each chunk crosses packed (pack_chunk): its points whose scalar is 1, then its
+    // tail's points, a bitmap over the first and the tail's scalars (in tail order); the points
+    // whose scalar is 0 stay on the host. The 1s are batch-added from the chunk; the tail's points
+    // and scalars are copied into the gather buffer, which the MSM takes whenever it is full and
+    // after the last chunk (tail_pieces), so only tail points are sorted and the MSMs run on full
+    // buffers. Chunks of msm_chunk points (then a power of two >= 2^16) or one chunk of the whole
+    // query.
     const std::size_t cap = chunk_points(q.n);
     if (cap < q.n && cap % 64 != 0)
       throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
@@ -432,47 +540,47 @@ struct Prover::Impl {
     if (q.tail_scalars->size() != tail)
       throw GpuError(Status::invalid("GPU prover: the partition's tail scalars do not match its bitmap"));
     const std::vector<std::size_t>& counts = *q.tail_counts;  // made by prepare()
-    if (counts.size() != (q.n + cap - 1) / cap)
-      throw GpuError(Status::invalid("GPU prover: the partition's tail counts do not match the SRS chunks"));
+    const std::vector<std::size_t>& ones = *q.ones_counts;
+    const std::size_t chunks = (q.n + cap - 1) / cap;
+    if (counts.size() != chunks || ones.size() != chunks)
+      throw GpuError(Status::invalid("GPU prover: the partition's tail and 1 counts do not match the SRS chunks"));
     const std::vector<TailPiece> pieces = tail == 0 ? std::vector<TailPiece>{} : tail_pieces(counts, gcap);
     char* gather = region<char>("compute.gather");
     Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather);
     Fr* g_scalars = reinterpret_cast<Fr*>(gather + align_up(gcap * sizeof(Affine<C>)));
     std::size_t next = 0, first = 0;  // next piece; the chunk's first tail rank
     for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
-      const std::size_t m = std::min(cap, q.n - off), words = (m + 63) / 64, count = counts[k];
-      char* buf = stream_chunk(k, [&](char* b, cudaStream_t st) {
-        check(device::MemcpyAsync(b, q.h_points + off, m * sizeof(Affine<C>), cudaMemcpyHostToDevice, st),
-              "GPU prover: SRS chunk copy");
-        check(device::MemcpyAsync(b + lay.ones, bits.ones.data() + off / 64, words * 8, cudaMemcpyHostToDevice, st),
-              "GPU prover: bitmap copy");
-        if (count == 0) return;
-        check(device::MemcpyAsync(b + lay.other, bits.other.data() + off / 64, words * 8, cudaMemcpyHostToDevice, st),
-              "GPU prover: bitmap copy");
-        check(device::MemcpyAsync(b + lay.scalars, q.tail_scalars->data() + first, count * sizeof(Fr),
-                                  cudaMemcpyHostToDevice, st),
-              "GPU prover: tail scalars copy");
-      });
+      const std::size_t m = std::min(cap, q.n - off), count = counts[k];
+      auto job = std::make_unique<PackJob>();
+      job->keep = q.inputs;
+      job->want = PackedCounts{ones[k], count};
+      job->what = "SRS chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
+      const Affine<C>* host = q.h_points;
+      const SplitBits* split = q.bits;
+      const std::span<const Fr> chunk_tail(q.tail_scalars->data() + first, count);
+      job->pack = [host, split, off, m, chunk_tail, lay](char* out) {
+        return pack_chunk(host, *split, off, m, chunk_tail, out, lay);
+      };
+      const PackedCounts want = job->want;
+      char* buf = stream_packed(k, std::move(job), lay, sizeof(Affine<C>));
       const Affine<C>* pts = reinterpret_cast<const Affine<C>*>(buf);
-      check(batch_add<C>(pts, reinterpret_cast<const uint64_t*>(buf + lay.ones), m, ws, ws_bytes, q.d_ones_sum,
-                         compute, true));
-      if (count > 0) {
-        const uint64_t* other = reinterpret_cast<const uint64_t*>(buf + lay.other);
-        uint32_t* rank = reinterpret_cast<uint32_t*>(buf + lay.rank);
-        const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
-        tail_ranks(other, words, rank, ws, ws_bytes);
-        for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
-          const TailPiece& pc = pieces[next];
-          const std::size_t take = pc.hi - pc.lo;
-          device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, pc.lo, pc.hi,
-                         pts, nullptr, nullptr, g_points + pc.at, nullptr);
-          check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(Fr), cudaMemcpyDeviceToDevice, compute),
-                "GPU prover: tail scalars gather");
-          if (pc.flush) {
-            MsmShape sh;
-            check(make_msm_shape(pc.at + take, c, &sh));
-            check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
-          }
+      if (want.ones > 0)
+        check(batch_add<C>(pts, reinterpret_cast<const uint64_t*>(buf + lay.ones), want.ones, ws, ws_bytes,
+                           q.d_ones_sum, compute, true));
+      const Affine<C>* tail_pts = pts + want.ones;
+      const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
+      for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
+        const TailPiece& pc = pieces[next];
+        const std::size_t take = pc.hi - pc.lo;
+        check(device::MemcpyAsync(g_points + pc.at, tail_pts + pc.lo, take * sizeof(Affine<C>), cudaMemcpyDeviceToDevice,
+                                  compute),
+              "GPU prover: tail points gather");
+        check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(Fr), cudaMemcpyDeviceToDevice, compute),
+              "GPU prover: tail scalars gather");
+        if (pc.flush) {
+          MsmShape sh;
+          check(make_msm_shape(pc.at + take, c, &sh));
+          check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
         }
       }
       chunk_done(k);
@@ -540,6 +648,17 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     check(cudaEventCreateWithFlags(&m.h_ready[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.h_free[b], cudaEventDisableTiming), "GPU prover: event");
   }
+  if (!m.resident) {
+    m.pack_arena = std::make_unique<tbb::task_arena>(tbb::task_arena::automatic, 1, tbb::task_arena::priority::high);
+    check(cudaStreamCreateWithFlags(&m.pack, cudaStreamNonBlocking), "GPU prover: stream");
+    for (std::size_t b = 0; b < m.pack_buffers.size(); ++b) {
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.pack_buffers[b]), m.plan.pinned_pack_bytes() / m.pack_buffers.size(),
+                          cudaHostAllocDefault),
+            "GPU prover: pinned pack buffer");
+      check(cudaEventCreateWithFlags(&m.packed[b], cudaEventDisableTiming), "GPU prover: event");
+      check(cudaEventCreateWithFlags(&m.pack_free[b], cudaEventDisableTiming), "GPU prover: event");
+    }
+  }
 
   const Domain domain(shape.lg, pk.convention.domain_generator);
   const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
@@ -593,23 +712,29 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   p->w = &w;
   p->rs = rs;
   p->h_terms = m.pk.h.size();
+  p->split = std::make_shared<SplitInputs>();
+  SplitInputs& sp = *p->split;
   {
     const ZClasses z = classify_z(w.input, w.aux);  // one pass over the assignment for the three queries
-    p->l = select_split(z, {}, m.num_inputs, m.num_aux);
-    p->a = select_split(z, m.a_vars, 0, m.a_vars.size());
-    p->b = select_split(z, m.b_vars, 0, m.b_vars.size());
+    sp.l = select_split(z, {}, m.num_inputs, m.num_aux);
+    sp.a = select_split(z, m.a_vars, 0, m.a_vars.size());
+    sp.b = select_split(z, m.b_vars, 0, m.b_vars.size());
   }
   if (!m.resident) {
     // The tail's scalars in tail order: only they cross PCIe with the chunks.
-    p->l_tail = tail_scalars(p->l, w.input, w.aux, {}, m.num_inputs);
-    p->a_tail = tail_scalars(p->a, w.input, w.aux, m.a_vars, 0);
-    p->b_tail = tail_scalars(p->b, w.input, w.aux, m.b_vars, 0);
-    const auto counts = [&](const SplitBits& bits, std::size_t n) {
-      return n == 0 ? std::vector<std::size_t>{} : tail_counts(bits.other, n, (m.chunk_points(n) + 63) / 64 * 64);
+    sp.l_tail = tail_scalars(sp.l, w.input, w.aux, {}, m.num_inputs);
+    sp.a_tail = tail_scalars(sp.a, w.input, w.aux, m.a_vars, 0);
+    sp.b_tail = tail_scalars(sp.b, w.input, w.aux, m.b_vars, 0);
+    // Set bits per SRS chunk (tail_counts counts those of any bitmap): tail points, and 1s.
+    const auto counts = [&](const std::vector<uint64_t>& bitmap, std::size_t n) {
+      return n == 0 ? std::vector<std::size_t>{} : tail_counts(bitmap, n, (m.chunk_points(n) + 63) / 64 * 64);
     };
-    p->l_counts = counts(p->l, m.num_aux);
-    p->a_counts = counts(p->a, m.a_vars.size());
-    p->b_counts = counts(p->b, m.b_vars.size());
+    sp.l_counts = counts(sp.l.other, m.num_aux);
+    sp.a_counts = counts(sp.a.other, m.a_vars.size());
+    sp.b_counts = counts(sp.b.other, m.b_vars.size());
+    sp.l_ones = counts(sp.l.ones, m.num_aux);
+    sp.a_ones = counts(sp.a.ones, m.a_vars.size());
+    sp.b_ones = counts(sp.b.ones, m.b_vars.size());
   }
   // The rows while the partition stages and computes (after the classes, not beside them: both
   // read the assignment on every core).
@@ -670,7 +795,8 @@ void Prover::stage(Partition& p, int ss, int ms) {
                          cudaMemcpyHostToDevice, m.copy),
          "GPU prover: assignment upload");
     uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
-    for (const std::vector<uint64_t>* v : {&p.l.ones, &p.l.other, &p.a.ones, &p.a.other, &p.b.ones, &p.b.other}) {
+    const SplitInputs& sp = *p.split;
+    for (const std::vector<uint64_t>* v : {&sp.l.ones, &sp.l.other, &sp.a.ones, &sp.a.other, &sp.b.ones, &sp.b.other}) {
       check(device::MemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
       bits += v->size();
     }
@@ -739,16 +865,19 @@ void Prover::enqueue_compute(Partition& p) {
     if (bits) bits += words;
     return here;
   };
+  SplitInputs& sp = *p.split;
   Query<G1Curve> ql;
   ql.d_points = m.resident ? m.region<G1Affine>("srs.l") : nullptr;
   ql.h_points = m.host_l;
   ql.n = m.num_aux;
   ql.offset = m.num_inputs;
-  ql.bits = &p.l;
-  ql.d_ones = next_bits(p.l.ones.size());
-  ql.d_other = next_bits(p.l.other.size());
-  ql.tail_scalars = &p.l_tail;
-  ql.tail_counts = &p.l_counts;
+  ql.bits = &sp.l;
+  ql.d_ones = next_bits(sp.l.ones.size());
+  ql.d_other = next_bits(sp.l.other.size());
+  ql.tail_scalars = &sp.l_tail;
+  ql.tail_counts = &sp.l_counts;
+  ql.ones_counts = &sp.l_ones;
+  ql.inputs = p.split;
   ql.d_windows = g1 + W;
   ql.d_ones_sum = g1 + 4 * W;
   ql.shape = &p.l_shape;
@@ -761,11 +890,13 @@ void Prover::enqueue_compute(Partition& p) {
   qa.n = m.a_vars.size();
   qa.d_vars = m.resident ? m.region<uint32_t>("srs.a_vars") : nullptr;
   qa.offset = 0;
-  qa.bits = &p.a;
-  qa.d_ones = next_bits(p.a.ones.size());
-  qa.d_other = next_bits(p.a.other.size());
-  qa.tail_scalars = &p.a_tail;
-  qa.tail_counts = &p.a_counts;
+  qa.bits = &sp.a;
+  qa.d_ones = next_bits(sp.a.ones.size());
+  qa.d_other = next_bits(sp.a.other.size());
+  qa.tail_scalars = &sp.a_tail;
+  qa.tail_counts = &sp.a_counts;
+  qa.ones_counts = &sp.a_ones;
+  qa.inputs = p.split;
   qa.d_windows = g1 + 2 * W;
   qa.d_ones_sum = g1 + 4 * W + 1;
   qa.shape = &p.a_shape;
@@ -777,11 +908,13 @@ void Prover::enqueue_compute(Partition& p) {
   qb.h_points = m.host_b_g1;
   qb.n = m.b_vars.size();
   qb.d_vars = m.resident ? m.region<uint32_t>("srs.b_vars") : nullptr;
-  qb.bits = &p.b;
-  qb.d_ones = next_bits(p.b.ones.size());
-  qb.d_other = next_bits(p.b.other.size());
-  qb.tail_scalars = &p.b_tail;
-  qb.tail_counts = &p.b_counts;
+  qb.bits = &sp.b;
+  qb.d_ones = next_bits(sp.b.ones.size());
+  qb.d_other = next_bits(sp.b.other.size());
+  qb.tail_scalars = &sp.b_tail;
+  qb.tail_counts = &sp.b_counts;
+  qb.ones_counts = &sp.b_ones;
+  qb.inputs = p.split;
   qb.d_windows = g1 + 3 * W;
   qb.d_ones_sum = g1 + 4 * W + 2;
   qb.shape = &p.b1_shape;
@@ -794,11 +927,13 @@ void Prover::enqueue_compute(Partition& p) {
   q2.n = qb.n;
   q2.d_vars = qb.d_vars;
   q2.offset = 0;
-  q2.bits = &p.b;
+  q2.bits = &sp.b;
   q2.d_ones = qb.d_ones;
   q2.d_other = qb.d_other;
-  q2.tail_scalars = &p.b_tail;
-  q2.tail_counts = &p.b_counts;
+  q2.tail_scalars = &sp.b_tail;
+  q2.tail_counts = &sp.b_counts;
+  q2.ones_counts = &sp.b_ones;
+  q2.inputs = p.split;
   q2.d_windows = g2;
   q2.d_ones_sum = g2 + W;
   q2.shape = &p.b2_shape;
@@ -816,6 +951,7 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
   auto& ev = m.marks[std::size_t(ms)];
   check(device::EventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
   p.rows_checked.get();  // WitnessError when a row is unsatisfied: no proof
+  if (const std::string failed = p.split->failed(); !failed.empty()) throw GpuError(Status::invalid(failed));
   const int W = m.max_windows;
   std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
   std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
@@ -841,6 +977,8 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
     times->msm_b_g1 = ms_between(kA, kB1);
     times->msm_b_g2 = ms_between(kB1, kB2);
     times->compute = ms_between(kStart, kB2);
+    times->pack = double(p.split->pack_ns.load()) / 1e6;
+    times->packed_bytes = p.split->pack_bytes.load();
     times->done_at = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(p.done_ns.load()));
     auto before = [&](Mark a) { return ms_between(a, kB2); };
     times->spans = {{"copy", "upload", before(kUploadStart), before(kUploadEnd)},

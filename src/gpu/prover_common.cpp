@@ -4,6 +4,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -131,6 +133,59 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
   return out;
 }
 
+template <class P>
+PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
+                        char* out, const engine::ChunkLayout& lay) {
+  const std::size_t w0 = off / 64, words = (m + 63) / 64;
+  if (off % 64 != 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
+    throw std::invalid_argument("pack_chunk: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
+                                ") are not a chunk of bitmaps of " + std::to_string(bits.ones.size()) + " words");
+  // Word w of the chunk, without bits past its m points.
+  const auto word = [&](const std::vector<uint64_t>& b, std::size_t w) {
+    const std::size_t valid = m - w * 64;
+    return b[w0 + w] & (valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1);
+  };
+  // Blocks of words: each block's first output position from prefix sums of the blocks' counts.
+  constexpr std::size_t kWords = 256;
+  const std::size_t blocks = (words + kWords - 1) / kWords;
+  std::vector<std::size_t> ones_at(blocks + 1, 0), tail_at(blocks + 1, 0);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w) {
+      ones_at[k + 1] += std::size_t(popcount64(word(bits.ones, w)));
+      tail_at[k + 1] += std::size_t(popcount64(word(bits.other, w)));
+    }
+  });
+  for (std::size_t k = 0; k < blocks; ++k) {
+    ones_at[k + 1] += ones_at[k];
+    tail_at[k + 1] += tail_at[k];
+  }
+  const PackedCounts counts{ones_at[blocks], tail_at[blocks]};
+  if (counts.tail != tail.size())
+    throw std::invalid_argument("pack_chunk: points [" + std::to_string(off) + ", " + std::to_string(off + m) + ") hold " +
+                                std::to_string(counts.tail) + " tail points, " + std::to_string(tail.size()) +
+                                " tail scalars were given");
+  P* dst = reinterpret_cast<P*>(out);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    std::size_t one = ones_at[k], rest = counts.ones + tail_at[k];
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w) {
+      const P* src = points + off + w * 64;
+      for (uint64_t x = word(bits.ones, w); x != 0; x &= x - 1)
+        std::memcpy(dst + one++, src + popcount64((x & (~x + 1)) - 1), sizeof(P));
+      for (uint64_t x = word(bits.other, w); x != 0; x &= x - 1)
+        std::memcpy(dst + rest++, src + popcount64((x & (~x + 1)) - 1), sizeof(P));
+    }
+  });
+  uint64_t* ones = reinterpret_cast<uint64_t*>(out + lay.ones);
+  std::fill(ones, ones + counts.ones / 64, ~uint64_t(0));
+  if (counts.ones % 64 != 0) ones[counts.ones / 64] = (uint64_t(1) << (counts.ones % 64)) - 1;
+  constexpr std::size_t kScalars = std::size_t(1) << 16;
+  tbb::parallel_for(std::size_t(0), (tail.size() + kScalars - 1) / kScalars, [&](std::size_t k) {
+    const std::size_t lo = k * kScalars, n = std::min(kScalars, tail.size() - lo);
+    std::memcpy(out + lay.scalars + lo * sizeof(Fr), tail.data() + lo, n * sizeof(Fr));
+  });
+  return counts;
+}
+
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
                       std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
@@ -164,7 +219,9 @@ std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr
   template void tail_gather_twin<C>(std::span<const uint64_t>, std::size_t, std::size_t, std::span<const Affine<C>>, \
                                     std::span<const Fr>, std::span<const uint32_t>, std::vector<Affine<C>>&,         \
                                     std::vector<Fr>&);                                                            \
-  template std::vector<Affine<C>> fixed_base_twin<C>(const Affine<C>&, std::span<const Fr>);
+  template std::vector<Affine<C>> fixed_base_twin<C>(const Affine<C>&, std::span<const Fr>);                      \
+  template PackedCounts pack_chunk<Affine<C>>(const Affine<C>*, const SplitBits&, std::size_t, std::size_t,        \
+                                              std::span<const Fr>, char*, const engine::ChunkLayout&);
 PP_GPU_PROVER_TWINS(G1Curve)
 PP_GPU_PROVER_TWINS(G2Curve)
 

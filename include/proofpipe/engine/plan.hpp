@@ -52,10 +52,10 @@ inline constexpr uint64_t kMaxMsmChunk = uint64_t(1) << 30;
 
 enum class Curve { g1, g2 };
 
-// One streamed SRS chunk of m points as the prover lays it out in a chunk buffer: the points
-// (point_bytes each) from offset 0, then the query's "scalar is 1" and "scalar is neither 0 nor 1"
-// bitmaps over them, the word ranks of the second bitmap (u32 each), and the chunk's tail
-// scalars (at most m). Each part starts kRegionAlign-aligned; `bytes` is the whole.
+// One streamed SRS chunk of m points of a split MSM as it crosses into a chunk buffer, packed on
+// the host (gpu::pack_chunk): the points that travel (point_bytes each, at most m: those whose
+// scalar is 1, then the tail's) from offset 0, a bitmap over the first (at most m bits), and the
+// chunk's tail scalars (at most m). Each part starts kRegionAlign-aligned; `bytes` is the whole.
 // Streamed SRS, the H MSM's use of its partition's stage b + c (contiguous, dead once the H step
 // has run): its workspace from offset 0, then two point buffers of m G1 points each.
 struct HStageLayout {
@@ -64,7 +64,7 @@ struct HStageLayout {
 };
 
 struct ChunkLayout {
-  uint64_t ones = 0, other = 0, rank = 0, scalars = 0, bytes = 0;
+  uint64_t ones = 0, scalars = 0, bytes = 0;
   static ChunkLayout of(uint64_t m, uint64_t point_bytes);
 };
 
@@ -190,6 +190,13 @@ struct MemoryPlan {
   uint64_t group_bytes(RegionGroup g, int slot = -1) const;  // slot -1: every slot of the group
   // Pinned host memory the plan assumes (informational): the host SRS copy, pinned at load.
   uint64_t pinned_srs_bytes() const { return shape.srs_bytes(); }
+  // Streamed: the pinned host buffers each SRS chunk of a split MSM is packed into before it
+  // crosses (gpu::pack_chunk: only the points whose scalar is not 0), one per chunk buffer and of
+  // its size. 0 when resident.
+  static constexpr int kPackBuffers = 2;
+  uint64_t pinned_pack_bytes() const {
+    return srs == SrsPlacement::streamed ? uint64_t(kPackBuffers) * chunk_buffer_bytes : 0;
+  }
   // The printable description: settings, then a table of regions with offsets and sizes.
   std::string describe() const;
 };

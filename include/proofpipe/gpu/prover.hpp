@@ -13,10 +13,11 @@
 //            fused H step of the key's convention, the H MSM, the event that releases the stage
 //            slot, then the split MSMs — batch addition of the points whose scalar is 1 and a
 //            Pippenger MSM over the gathered "other" tail — for L, A, B_G1 (G1) and B_G2 (G2).
-//            With a resident SRS this only enqueues; streamed, it also copies SRS chunks through
-//            two device buffers (points, bitmaps and only the tail's scalars; the tail's points
-//            are gathered on the device into the gather buffer, see tail_pieces) and waits for
-//            its own chunk events (never for the device).
+//            With a resident SRS this only enqueues; streamed, it also packs the split MSMs' SRS
+//            chunks on the host (pack_chunk, in stream-ordered host functions: only the points
+//            whose scalar is not 0 cross, with the tail's scalars) and copies them through two
+//            device buffers (the tail's points go on into the gather buffer, see tail_pieces),
+//            waiting for its own chunk events (never for the device).
 //   finish   waits for the partition's last event, reads its MSM sums and assembles the proof
 //            with the CPU prover's code (assemble_proof), so GPU and CPU proofs are equal bit
 //            for bit for the same r, s.
@@ -93,6 +94,23 @@ struct TailPiece {
 };
 std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::size_t capacity);
 
+// Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
+// packed into `out` at the offsets of engine::ChunkLayout::of(m, sizeof(P)): from `out`, the
+// points whose scalar is 1 (point order), then the tail's points (point order); at lay.ones a
+// bitmap with the first `ones` bits set (the batch addition's input); at lay.scalars the chunk's
+// tail scalars `tail` (its slice of tail_scalars). Points whose scalar is 0 stay on the host, so
+// on the 0/1-heavy witnesses of PoRep about half the bytes do not travel. `off` is a multiple of
+// 64. Throws std::invalid_argument for a chunk outside the bitmaps or a tail of another length
+// than the bitmap's count. Multithreaded; the CPU side is all there is (no kernel to twin).
+struct PackedCounts {
+  std::size_t ones = 0, tail = 0;
+  std::size_t points() const { return ones + tail; }
+  std::size_t ones_words() const { return (ones + 63) / 64; }
+};
+template <class P>
+PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
+                        char* out, const engine::ChunkLayout& lay);
+
 // CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
 // over `points`), and fixed-base multiplication of `base` by every scalar.
 template <class C>
@@ -131,6 +149,10 @@ struct ProverConfig {
 // on the compute stream (compute = ntt + the five MSMs).
 struct GpuTimes {
   double upload = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, compute = 0;
+  // Streamed SRS: host time spent packing the split MSMs' chunks (pack_chunk; ms, summed over the
+  // chunks, overlapping the device) and the bytes that crossed for them. 0 when resident.
+  double pack = 0;
+  uint64_t packed_bytes = 0;
   // Where the stages ran, for timelines: the host steady-clock time at which the device reached
   // the end of the partition (stamped by a host callback in stream order), and each stage's
   // start and end in ms before that.
