@@ -70,16 +70,20 @@ void CUDART_CB stamp_now(void* arg) {
 // Timing events of one msm slot, in the order the stages record them.
 enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
 
-// A partition's split-MSM inputs: the classes of the L, A and B scalars and, with a streamed SRS,
-// the tails' scalars in tail order and the tail and 1 counts of each SRS chunk. Shared: the host
+// One split query's inputs: the classes of its scalars and, with a streamed SRS, its tail's
+// scalars in tail order and the tail and 1 counts of each SRS chunk.
+struct SplitQuery {
+  SplitBits bits;
+  std::vector<Fr> tail;
+  std::vector<std::size_t> tail_counts, ones_counts;
+};
+
+// A partition's split-MSM inputs, for the L, A and B queries (B_G1 and B_G2 share B's). Shared: the host
 // functions that pack a streamed partition's chunks hold it until they have run, whatever
 // becomes of the partition meanwhile. A pack that fails (it cannot once its counts were checked
 // when it was queued, but nothing is assumed) is recorded here, and finish() gives no proof.
 struct SplitInputs {
-  SplitBits l, a, b;
-  std::vector<Fr> l_tail, a_tail, b_tail;
-  std::vector<std::size_t> l_counts, a_counts, b_counts;
-  std::vector<std::size_t> l_ones, a_ones, b_ones;
+  SplitQuery l, a, b;
   std::atomic<int64_t> pack_ns{0};      // host time spent packing this partition's chunks
   std::atomic<uint64_t> pack_bytes{0};  // and the bytes packed (what crossed instead of the chunks)
   std::mutex failure_mutex;
@@ -135,13 +139,10 @@ struct Query {
   std::size_t n = 0;
   const uint32_t* d_vars = nullptr;  // variable of each point; nullptr: point p is z[offset + p]
   std::size_t offset = 0;
-  const SplitBits* bits = nullptr;
+  const SplitQuery* in = nullptr;       // its classes (and, streamed, tail and counts), in `inputs`
+  std::shared_ptr<SplitInputs> inputs;  // held by the streamed chunks' packing jobs
   const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
   const uint64_t* d_other = nullptr;
-  const std::vector<Fr>* tail_scalars = nullptr;  // streamed: the tail's scalars, in tail order
-  const std::vector<std::size_t>* tail_counts = nullptr;  // streamed: tail points per SRS chunk
-  const std::vector<std::size_t>* ones_counts = nullptr;  // streamed: points with scalar 1 per SRS chunk
-  std::shared_ptr<SplitInputs> inputs;                    // streamed: what the chunks are packed from
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
   XYZZ<C>* d_ones_sum = nullptr;
   MsmShape* shape = nullptr;  // records the window the sums use
@@ -480,7 +481,7 @@ struct Prover::Impl {
   void split_msm(Query<C>& q, int ms) {
     void* ws = region<void>("compute.workspace");
     const std::size_t ws_bytes = plan.workspace_bytes;
-    const SplitBits& bits = *q.bits;
+    const SplitBits& bits = q.in->bits;
     if (q.n == 0) {
       *q.shape = MsmShape{0, window_for(1, plan_window<C>())};
       return;
@@ -537,10 +538,10 @@ struct Prover::Impl {
     if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
     const int c = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
     *q.shape = MsmShape{tail, c};
-    if (q.tail_scalars->size() != tail)
+    if (q.in->tail.size() != tail)
       throw GpuError(Status::invalid("GPU prover: the partition's tail scalars do not match its bitmap"));
-    const std::vector<std::size_t>& counts = *q.tail_counts;  // made by prepare()
-    const std::vector<std::size_t>& ones = *q.ones_counts;
+    const std::vector<std::size_t>& counts = q.in->tail_counts;  // made by prepare()
+    const std::vector<std::size_t>& ones = q.in->ones_counts;
     const std::size_t chunks = (q.n + cap - 1) / cap;
     if (counts.size() != chunks || ones.size() != chunks)
       throw GpuError(Status::invalid("GPU prover: the partition's tail and 1 counts do not match the SRS chunks"));
@@ -556,8 +557,8 @@ struct Prover::Impl {
       job->want = PackedCounts{ones[k], count};
       job->what = "SRS chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
       const Affine<C>* host = q.h_points;
-      const SplitBits* split = q.bits;
-      const std::span<const Fr> chunk_tail(q.tail_scalars->data() + first, count);
+      const SplitBits* split = &bits;
+      const std::span<const Fr> chunk_tail(q.in->tail.data() + first, count);
       job->pack = [host, split, off, m, chunk_tail, lay](char* out) {
         return pack_chunk(host, *split, off, m, chunk_tail, out, lay);
       };
@@ -714,28 +715,20 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   p->h_terms = m.pk.h.size();
   p->split = std::make_shared<SplitInputs>();
   SplitInputs& sp = *p->split;
-  {
-    const ZClasses z = classify_z(w.input, w.aux);  // one pass over the assignment for the three queries
-    sp.l = select_split(z, {}, m.num_inputs, m.num_aux);
-    sp.a = select_split(z, m.a_vars, 0, m.a_vars.size());
-    sp.b = select_split(z, m.b_vars, 0, m.b_vars.size());
-  }
-  if (!m.resident) {
-    // The tail's scalars in tail order: only they cross PCIe with the chunks.
-    sp.l_tail = tail_scalars(sp.l, w.input, w.aux, {}, m.num_inputs);
-    sp.a_tail = tail_scalars(sp.a, w.input, w.aux, m.a_vars, 0);
-    sp.b_tail = tail_scalars(sp.b, w.input, w.aux, m.b_vars, 0);
-    // Set bits per SRS chunk (tail_counts counts those of any bitmap): tail points, and 1s.
-    const auto counts = [&](const std::vector<uint64_t>& bitmap, std::size_t n) {
-      return n == 0 ? std::vector<std::size_t>{} : tail_counts(bitmap, n, (m.chunk_points(n) + 63) / 64 * 64);
-    };
-    sp.l_counts = counts(sp.l.other, m.num_aux);
-    sp.a_counts = counts(sp.a.other, m.a_vars.size());
-    sp.b_counts = counts(sp.b.other, m.b_vars.size());
-    sp.l_ones = counts(sp.l.ones, m.num_aux);
-    sp.a_ones = counts(sp.a.ones, m.a_vars.size());
-    sp.b_ones = counts(sp.b.ones, m.b_vars.size());
-  }
+  const ZClasses z = classify_z(w.input, w.aux);  // one pass over the assignment for the three queries
+  const auto split = [&](SplitQuery& q, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
+    q.bits = select_split(z, vars, offset, n);
+    if (m.resident || n == 0) return;
+    // The tail's scalars in tail order: only they cross PCIe with the chunks; and the set bits per
+    // SRS chunk (tail_counts counts those of any bitmap): tail points, and 1s.
+    q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);
+    const std::size_t chunk = (m.chunk_points(n) + 63) / 64 * 64;
+    q.tail_counts = tail_counts(q.bits.other, n, chunk);
+    q.ones_counts = tail_counts(q.bits.ones, n, chunk);
+  };
+  split(sp.l, {}, m.num_inputs, m.num_aux);
+  split(sp.a, m.a_vars, 0, m.a_vars.size());
+  split(sp.b, m.b_vars, 0, m.b_vars.size());
   // The rows while the partition stages and computes (after the classes, not beside them: both
   // read the assignment on every core).
   p->rows_checked = std::async(std::launch::async, [&w, index] { check_witness_rows(w, index); });
@@ -796,7 +789,8 @@ void Prover::stage(Partition& p, int ss, int ms) {
          "GPU prover: assignment upload");
     uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
     const SplitInputs& sp = *p.split;
-    for (const std::vector<uint64_t>* v : {&sp.l.ones, &sp.l.other, &sp.a.ones, &sp.a.other, &sp.b.ones, &sp.b.other}) {
+    for (const std::vector<uint64_t>* v :
+         {&sp.l.bits.ones, &sp.l.bits.other, &sp.a.bits.ones, &sp.a.bits.other, &sp.b.bits.ones, &sp.b.bits.other}) {
       check(device::MemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
       bits += v->size();
     }
@@ -871,13 +865,10 @@ void Prover::enqueue_compute(Partition& p) {
   ql.h_points = m.host_l;
   ql.n = m.num_aux;
   ql.offset = m.num_inputs;
-  ql.bits = &sp.l;
-  ql.d_ones = next_bits(sp.l.ones.size());
-  ql.d_other = next_bits(sp.l.other.size());
-  ql.tail_scalars = &sp.l_tail;
-  ql.tail_counts = &sp.l_counts;
-  ql.ones_counts = &sp.l_ones;
+  ql.in = &sp.l;
   ql.inputs = p.split;
+  ql.d_ones = next_bits(sp.l.bits.ones.size());
+  ql.d_other = next_bits(sp.l.bits.other.size());
   ql.d_windows = g1 + W;
   ql.d_ones_sum = g1 + 4 * W;
   ql.shape = &p.l_shape;
@@ -890,13 +881,10 @@ void Prover::enqueue_compute(Partition& p) {
   qa.n = m.a_vars.size();
   qa.d_vars = m.resident ? m.region<uint32_t>("srs.a_vars") : nullptr;
   qa.offset = 0;
-  qa.bits = &sp.a;
-  qa.d_ones = next_bits(sp.a.ones.size());
-  qa.d_other = next_bits(sp.a.other.size());
-  qa.tail_scalars = &sp.a_tail;
-  qa.tail_counts = &sp.a_counts;
-  qa.ones_counts = &sp.a_ones;
+  qa.in = &sp.a;
   qa.inputs = p.split;
+  qa.d_ones = next_bits(sp.a.bits.ones.size());
+  qa.d_other = next_bits(sp.a.bits.other.size());
   qa.d_windows = g1 + 2 * W;
   qa.d_ones_sum = g1 + 4 * W + 1;
   qa.shape = &p.a_shape;
@@ -908,13 +896,10 @@ void Prover::enqueue_compute(Partition& p) {
   qb.h_points = m.host_b_g1;
   qb.n = m.b_vars.size();
   qb.d_vars = m.resident ? m.region<uint32_t>("srs.b_vars") : nullptr;
-  qb.bits = &sp.b;
-  qb.d_ones = next_bits(sp.b.ones.size());
-  qb.d_other = next_bits(sp.b.other.size());
-  qb.tail_scalars = &sp.b_tail;
-  qb.tail_counts = &sp.b_counts;
-  qb.ones_counts = &sp.b_ones;
+  qb.in = &sp.b;
   qb.inputs = p.split;
+  qb.d_ones = next_bits(sp.b.bits.ones.size());
+  qb.d_other = next_bits(sp.b.bits.other.size());
   qb.d_windows = g1 + 3 * W;
   qb.d_ones_sum = g1 + 4 * W + 2;
   qb.shape = &p.b1_shape;
@@ -927,12 +912,9 @@ void Prover::enqueue_compute(Partition& p) {
   q2.n = qb.n;
   q2.d_vars = qb.d_vars;
   q2.offset = 0;
-  q2.bits = &sp.b;
+  q2.in = &sp.b;
   q2.d_ones = qb.d_ones;
   q2.d_other = qb.d_other;
-  q2.tail_scalars = &sp.b_tail;
-  q2.tail_counts = &sp.b_counts;
-  q2.ones_counts = &sp.b_ones;
   q2.inputs = p.split;
   q2.d_windows = g2;
   q2.d_ones_sum = g2 + W;
