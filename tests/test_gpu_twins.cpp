@@ -236,50 +236,6 @@ void msm_cases(std::size_t max_n) {
 TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
 TEST(MsmTwin, G2) { msm_cases<G2Curve>(150); }
 
-// Affine rounds (msm_affine.hpp) before the segment sums give the same point for any number of
-// rounds, on inputs that take each path of a pair (addition, doubling, a cancelling pair,
-// infinity on either side, an odd run's last point), with runs longer than the rounds halve
-// away (one repeated scalar), with several sets a pass, and over a fixed-base table.
-template <class C>
-void check_rounds(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int rounds,
-                  const std::string& what, int batch = 0) {
-  SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c) + " rounds " +
-               std::to_string(rounds) + " batch " + std::to_string(batch));
-  const Jacobian<C> got = gpu::msm_twin<C>(pts, ks, c, 1, batch, rounds);
-  EXPECT_TRUE(got.is_on_curve());
-  EXPECT_TRUE(got == msm_naive<C>(pts, ks));
-}
-
-template <class C>
-void affine_round_cases(std::size_t n) {
-  const auto pts = random_points<C>(n, kSeed + 43);
-  const auto ks = random_scalars(n, kSeed + 47);
-  auto inf = pts;
-  for (std::size_t i = 0; i < n; i += 3) inf[i] = Affine<C>::infinity();
-  auto opp = pts;
-  auto same = ks;
-  for (std::size_t i = 1; i < n; i += 2) {
-    opp[i] = -opp[i - 1];
-    same[i] = same[i - 1];
-  }
-  for (int rounds : {1, 2, 3, gpu::kMaxAffineRounds}) {
-    check_rounds<C>(pts, ks, 0, rounds, "random");
-    check_rounds<C>(pts, ks, 5, rounds, "random, 2 sets a pass", 2);
-    check_rounds<C>(inf, ks, 4, rounds, "every third point at infinity");
-    check_rounds<C>(opp, same, 4, rounds, "cancelling pairs");
-    check_rounds<C>(std::vector<Affine<C>>(n, pts[0]), ks, 3, rounds, "one repeated point (doublings)");
-    check_rounds<C>(pts, std::vector<Fr>(n, ks[0]), 6, rounds, "one repeated scalar (long runs)");
-    check_rounds<C>(pts, std::vector<Fr>(n, Fr::zero()), 0, rounds, "all zero scalars");
-  }
-  const int c = 7, copies = 5;
-  const std::vector<Affine<C>> table = gpu::precompute_twin<C>(pts, c, copies);
-  EXPECT_TRUE(gpu::msm_twin<C>(table, ks, c, copies, 0, 2) == msm_naive<C>(pts, ks)) << "fixed-base table, 2 rounds";
-  EXPECT_THROW(gpu::msm_twin<C>(pts, ks, c, 1, 0, gpu::kMaxAffineRounds + 1), std::invalid_argument);
-}
-
-TEST(MsmTwin, AffineRoundsG1) { affine_round_cases<G1Curve>(700); }
-TEST(MsmTwin, AffineRoundsG2) { affine_round_cases<G2Curve>(90); }
-
 // ---------------------------------------------------------------- fixed-base tables
 
 // Copy k of the table is 2^(k·c)·P, checked by scalar multiplication.

@@ -19,7 +19,6 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.window = o.window;
   b.copies = o.copies;
   b.batch = o.batch;
-  b.rounds = o.rounds;
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
@@ -31,8 +30,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
              r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms,
              r.op == "ntt" ? std::string()
-                           : fmt::format(" precomputed={} batch={} affine_rounds={}", r.copies > 1 ? r.copies : 0,
-                                         r.batch, r.rounds));
+                           : fmt::format(" precomputed={} batch={}", r.copies > 1 ? r.copies : 0, r.batch));
   return 0;
 #else
   (void)o;

@@ -196,11 +196,6 @@ int main(int argc, char** argv) {
                     "Windows (sets of the table) sorted and summed in one pass (0: as many as fit 2^24 entries)")
           ->check(CLI::Range(0, 128))
           ->capture_default_str();
-      b->add_option("--affine-rounds", bench_gpu.rounds,
-                    "Rounds of pairwise affine additions (one inversion per warp) before the XYZZ bucket sums "
-                    "(0: none)")
-          ->check(CLI::Range(0, 8))
-          ->capture_default_str();
       b->add_flag("--cpu", bench_gpu.cpu, "Time the CPU MSM (pp::msm) instead of the GPU kernel");
       b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
           ->check(CLI::NonNegativeNumber);

@@ -178,11 +178,9 @@ void ntt_rows(int max_lg, uint64_t seed) {
 }
 
 template <class C>
-bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0,
-                    int rounds = 0) {
+bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0) {
   gpu::MsmShape shape;
   ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, 1, batch));
-  shape.rounds = rounds;
   Dev<Affine<C>> dp(pts);
   Dev<Fr> dk(ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
@@ -296,33 +294,6 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     same[i] = same[i - 1];
   }
   run("cancelling pairs P, -P with equal scalars", opp, same, 0);
-  // Affine rounds before the bucket sums (msm_affine.hpp): the same point for 1, 3 and the most
-  // rounds, on the inputs that take each path of a pair.
-  for (int rounds : {1, 3, gpu::kMaxAffineRounds}) {
-    auto rounds_row = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c,
-                          int batch = 0) {
-      const auto t0 = std::chrono::steady_clock::now();
-      row(g + " msm: " + std::to_string(rounds) + " affine rounds, " + what + " (c=" + std::to_string(c) + ")",
-          std::to_string(pp_.size()), gpu_msm_equals<C>(pp_, kk, c, batch, rounds), ms_since(t0));
-    };
-    rounds_row("random", p, k, 0);
-    rounds_row("random, 5 windows a pass", p, k, 7, 5);
-    rounds_row("every third point at infinity", inf, k, 6);
-    rounds_row("cancelling pairs", opp, same, 6);
-    rounds_row("one repeated point (doublings)", std::vector<Affine<C>>(n, p[0]), k, 5);
-    rounds_row("one repeated scalar (long runs)", p, std::vector<Fr>(n, k[0]), 0);
-    rounds_row("all scalars zero", p, std::vector<Fr>(n, Fr::zero()), 0);
-  }
-  if (g == "G1" && max_lg >= 20) {
-    const std::size_t big = (std::size_t(1) << 22) + 5;
-    const auto bp = points<C>(big, seed + 9);
-    const auto bk = scalars(big, seed + 10);
-    for (int rounds : {2, 4}) {
-      const auto t0 = std::chrono::steady_clock::now();
-      row(g + " msm: " + std::to_string(rounds) + " affine rounds, random", std::to_string(big),
-          gpu_msm_equals<C>(bp, bk, 0, 0, rounds), ms_since(t0));
-    }
-  }
   // Fixed-base tables: table == CPU twin, MSM over it == CPU MSM; full tables (one set), partial
   // last sets, tiny and odd sizes, the edge-case inputs.
   auto table_row = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c,

@@ -150,7 +150,6 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   }
   MsmShape shape;
   throw_if(make_msm_shape(n, c, &shape, copies, o.batch));
-  shape.rounds = o.rounds;
   DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
   DeviceBuffer<Fr> ks(n);
   fill_points<C>(pts.p, n, o.seed);
@@ -162,7 +161,6 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   r.window = shape.c;
   r.copies = shape.copies;
   r.batch = shape.batch;
-  r.rounds = shape.rounds;
   if (shape.copies > 1) {
     cudaEvent_t a, b;
     PP_CUDA_CHECK(cudaEventCreate(&a));
@@ -177,8 +175,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     PP_CUDA_WARN(cudaEventDestroy(a));
     PP_CUDA_WARN(cudaEventDestroy(b));
   }
-  // The plain MSM's workspace too: with a table or affine rounds, its result is checked against
-  // the plain one's.
+  // The plain MSM's workspace too: with a table, its result is checked against the plain one.
   MsmShape plain;
   throw_if(make_msm_shape(n, o.window, &plain));
   const std::size_t ws_bytes = std::max(msm_workspace_bytes<C>(shape), msm_workspace_bytes<C>(plain));
@@ -218,17 +215,16 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
                           "stages ms: digits %.1f sort %.1f segments %.1f chains %.1f reduce %.1f; %d passes of %d "
                           "sets; workspace %zu MiB",
                           stage[0], stage[1], stage[2], stage[3], reduce, shape.passes(), shape.batch, ws_bytes >> 20);
-  if (shape.copies > 1 || shape.rounds > 0) {
-    // The table's or the rounds' MSM against the plain MSM of the same bases and scalars.
+  if (shape.copies > 1) {
+    // The table's MSM against the plain MSM of the same bases and scalars.
     Jacobian<C> with_table, without;
     throw_if(msm_wait<C>(pts.p, ks.p, shape, ws.p, ws_bytes, res.p, host_sums.data(), stream, &with_table));
     throw_if(msm_wait<C>(pts.p, ks.p, plain, ws.p, ws_bytes, res.p, host_sums.data(), stream, &without));
     if (!(with_table == without))
-      throw std::runtime_error("bench msm: the fixed-base table's or affine rounds' MSM differs from the plain MSM");
+      throw std::runtime_error("bench msm: the fixed-base table's MSM differs from the plain MSM");
     std::snprintf(buf + len, sizeof buf - std::size_t(len),
-                  "; table %d copies (%zu MiB) built in %.1f ms, %d sets, %d affine rounds; equals the plain MSM",
-                  shape.copies, (n * std::size_t(shape.copies) * sizeof(Affine<C>)) >> 20, r.precompute_ms,
-                  shape.sets(), shape.rounds);
+                  "; table %d copies (%zu MiB) built in %.1f ms, %d sets; equals the plain MSM", shape.copies,
+                  (n * std::size_t(shape.copies) * sizeof(Affine<C>)) >> 20, r.precompute_ms, shape.sets());
   }
   r.note = buf;
   return r;

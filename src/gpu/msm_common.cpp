@@ -52,48 +52,6 @@ XYZZ<C> sum_points(const std::vector<XYZZ<C>>& v) {
   return acc;
 }
 
-// Step 3a as the device runs it (msm_impl.cuh, affine_rounds), on the m sorted entries (sk, sv):
-// the runs over the pass's bound, then shape.rounds rounds of affine_round in thread groups, each
-// inverting its own product. Leaves the points and their keys in left and left_keys.
-template <class C>
-void affine_rounds_twin(const MsmShape& shape, uint64_t m, const Affine<C>* points, const std::vector<uint32_t>& sk,
-                        const std::vector<uint32_t>& sv, std::vector<uint32_t>& left_keys,
-                        std::vector<Affine<C>>& left) {
-  using F = typename C::Field;
-  const uint32_t runs = uint32_t(shape.pass_runs(m));
-  std::vector<uint32_t> run_keys(runs), lengths(std::size_t(runs) + 1), off_in(std::size_t(runs) + 1),
-      off_out(std::size_t(runs) + 1);
-  uint32_t count = 0;
-  for (uint64_t i = 0; i < m; ++i) {
-    if (i == 0 || sk[i] != sk[i - 1]) run_keys[count++] = sk[i];
-    ++lengths[count - 1];
-  }
-  for (uint32_t r = 0; r <= runs; ++r) affine_first_lengths(r, runs, &count, run_keys.data(), shape.null_key(), lengths.data());
-  std::exclusive_scan(lengths.begin(), lengths.end(), off_in.begin(), 0u);
-  std::vector<Affine<C>> prev;
-  for (int t = 1; t <= shape.rounds; ++t) {
-    for (uint32_t r = 0; r <= runs; ++r) affine_halves(r, runs, off_in.data(), lengths.data());
-    std::exclusive_scan(lengths.begin(), lengths.end(), off_out.begin(), 0u);
-    std::vector<Affine<C>> out(off_out[runs]);
-    const bool last = t == shape.rounds;
-    if (last) left_keys.assign(out.size(), 0);
-    const uint64_t groups = (out.size() + kAffineBatch - 1) / kAffineBatch;
-    tbb::parallel_for(uint64_t(0), groups, [&](uint64_t g) {
-      F pre[kAffineBatch];
-      const auto invert = [](const F& x) { return x.inverse(); };
-      if (t == 1)
-        affine_round<C>(g, off_in.data(), off_out.data(), runs, run_keys.data(), IndexedPoints<C>{points, sv.data()},
-                        out.data(), last ? left_keys.data() : nullptr, pre, invert);
-      else
-        affine_round<C>(g, off_in.data(), off_out.data(), runs, run_keys.data(), DensePoints<C>{prev.data()},
-                        out.data(), last ? left_keys.data() : nullptr, pre, invert);
-    });
-    prev = std::move(out);
-    off_in.swap(off_out);
-  }
-  left = std::move(prev);
-}
-
 }  // namespace
 
 template <class C>
@@ -102,14 +60,9 @@ Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
 }
 
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch,
-                     int rounds) {
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch) {
   MsmShape shape;
   if (Status s = make_msm_shape(scalars.size(), c, &shape, copies, batch); !s) throw std::invalid_argument(s.message);
-  if (rounds < 0 || rounds > kMaxAffineRounds)
-    throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(rounds) + " affine rounds, at most " +
-                                std::to_string(kMaxAffineRounds));
-  shape.rounds = rounds;
   if (points.size() != scalars.size() * std::size_t(copies))
     throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points for " +
                                 std::to_string(copies) + " copies of " + std::to_string(scalars.size()) + " bases");
@@ -121,8 +74,6 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
   // Buckets of every set (all zero bytes: infinity, as the device's memset).
   std::vector<XYZZ<C>> buckets(std::size_t(shape.sets()) * nb), head(shape.segments()), tail(shape.segments());
   const uint32_t null_key = shape.null_key();
-  std::vector<uint32_t> left_keys;
-  std::vector<Affine<C>> left;
   for (int p = 0; p < shape.passes(); ++p) {
     const int j = p * shape.batch, windows = shape.pass_windows(p);
     const std::size_t m = n * std::size_t(windows);
@@ -139,32 +90,19 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
       sv[i] = values[order[i]];
     }
     XYZZ<C>* bw = buckets.data() + std::size_t(j) * nb;
-    // What the segment sums add: the sorted entries, or what the affine rounds leave of them.
-    const uint32_t* seg_keys = sk.data();
-    uint64_t seg_n = m;
-    if (shape.rounds > 0) {
-      affine_rounds_twin<C>(shape, m, points.data(), sk, sv, left_keys, left);
-      seg_keys = left_keys.data();
-      seg_n = left.size();
-    }
-    const uint64_t segs = (seg_n + shape.segment() - 1) / shape.segment();
+    const uint64_t segs = (m + shape.segment() - 1) / shape.segment();
     tbb::parallel_for(uint64_t(0), segs, [&](uint64_t s) {
       RegisterSides<typename C::Field> sides{};
-      if (shape.rounds == 0)
-        segment_sums(s, shape.segment(), seg_keys, IndexedPoints<C>{points.data(), sv.data()}, seg_n, null_key, bw,
-                     head.data(), tail.data(), sides);
-      else
-        segment_sums(s, shape.segment(), seg_keys, DensePoints<C>{left.data()}, seg_n, null_key, bw, head.data(),
-                     tail.data(), sides);
+      segment_sums(s, shape.segment(), sk.data(), sv.data(), m, points.data(), null_key, bw, head.data(), tail.data(),
+                   sides);
     });
     tbb::parallel_for(uint64_t(0), segs, [&](uint64_t s) {
       uint64_t last = 0;
-      if (chain_sums(s, shape.segment(), seg_keys, seg_n, null_key, bw, head.data(), tail.data(), &last) ==
-          kChainLong) {
+      if (chain_sums(s, shape.segment(), sk.data(), m, null_key, bw, head.data(), tail.data(), &last) == kChainLong) {
         // The device sums a long chain with a block-wide tree; any order gives the same point.
         XYZZ<C> acc = tail[s];
         for (uint64_t t = s + 1; t <= last; ++t) acc += head[t];
-        bw[seg_keys[(s + 1) * shape.segment() - 1]] = acc;
+        bw[sk[(s + 1) * shape.segment() - 1]] = acc;
       }
     });
   }
@@ -226,8 +164,8 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
 
 template Jacobian<G1Curve> msm_combine(const G1XYZZ*, const MsmShape&);
 template Jacobian<G2Curve> msm_combine(const G2XYZZ*, const MsmShape&);
-template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int, int, int);
-template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int, int, int);
+template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int, int);
+template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int, int);
 template std::vector<G1Affine> precompute_twin(std::span<const G1Affine>, int, int);
 template std::vector<G2Affine> precompute_twin(std::span<const G2Affine>, int, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);

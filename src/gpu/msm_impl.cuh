@@ -7,8 +7,6 @@
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_run_length_encode.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -82,27 +80,24 @@ struct SharedSides {
   }
 };
 
-// The entries the segment sums add: n, or *d_n when the affine rounds left their count on the device.
-__device__ PP_INLINE uint64_t entries_of(uint64_t n, const uint32_t* d_n) { return d_n != nullptr ? *d_n : n; }
-
-template <class C, class Fetch>
+template <class C>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
-    segments_kernel(const uint32_t* __restrict__ keys, Fetch fetch, uint64_t n, const uint32_t* d_n, uint32_t seg,
-                    uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail, uint64_t segments) {
+    segments_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ values, uint64_t n, uint32_t seg,
+                    const Affine<C>* __restrict__ points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head,
+                    XYZZ<C>* tail, uint64_t segments) {
   using F = typename C::Field;
   __shared__ uint4 sides_memory[2 * SharedSides<F>::kChunks * kThreads];
   const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   SharedSides<F> sides{uint32_t(__cvta_generic_to_shared(sides_memory)) + threadIdx.x * 16u};
-  if (s < segments) segment_sums(s, seg, keys, fetch, entries_of(n, d_n), null_key, buckets, head, tail, sides);
+  if (s < segments) segment_sums(s, seg, keys, values, n, points, null_key, buckets, head, tail, sides);
 }
 
 template <class C>
-__global__ void chains_kernel(const uint32_t* __restrict__ keys, uint64_t n, const uint32_t* d_n, uint32_t seg,
-                              uint32_t null_key, XYZZ<C>* buckets, const XYZZ<C>* head, const XYZZ<C>* tail,
-                              uint64_t segments, uint64_t* long_chains, unsigned int* long_count) {
+__global__ void chains_kernel(const uint32_t* __restrict__ keys, uint64_t n, uint32_t seg, uint32_t null_key,
+                              XYZZ<C>* buckets, const XYZZ<C>* head, const XYZZ<C>* tail, uint64_t segments,
+                              uint64_t* long_chains, unsigned int* long_count) {
   const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= segments) return;
-  n = entries_of(n, d_n);
   uint64_t last = 0;
   if (chain_sums(s, seg, keys, n, null_key, buckets, head, tail, &last) == kChainLong) {
     const unsigned int slot = atomicAdd(long_count, 1u);
@@ -131,72 +126,6 @@ __global__ void __launch_bounds__(kThreads) long_chains_kernel(const uint32_t* _
     __syncthreads();
   }
   if (threadIdx.x == 0) buckets[keys[(s + 1) * seg - 1]] = sh[0] + tail[s];
-}
-
-// Field element v of lane `from` (shuffled up or down by delta, or read from lane delta), word by word.
-enum class Shuffle { up, down, lane };
-template <class F>
-__device__ PP_INLINE F shuffle(const F& v, Shuffle how, int delta) {
-  F r;
-  const uint32_t* in = reinterpret_cast<const uint32_t*>(&v);
-  uint32_t* out = reinterpret_cast<uint32_t*>(&r);
-#pragma unroll
-  for (int i = 0; i < int(sizeof(F) / 4); ++i) {
-    const uint32_t w = in[i];
-    out[i] = how == Shuffle::up     ? __shfl_up_sync(0xffffffffu, w, delta)
-               : how == Shuffle::down ? __shfl_down_sync(0xffffffffu, w, delta)
-                                      : __shfl_sync(0xffffffffu, w, delta);
-  }
-  return r;
-}
-
-// 1/x in every lane of a full warp with one inversion: the lanes' prefix and suffix products
-// (shuffle scans), the inverse of the warp's product, then 1/x_l = inv · prefix_{<l} · suffix_{>l}.
-template <class F>
-struct WarpInverse {
-  PP_HD F operator()(const F& x) const {
-#if !PP_DEVICE_CODE
-    return x.inverse();  // not called: the rounds run on the device
-#else
-    const int lane = int(threadIdx.x & 31u);
-    F pre = x, suf = x;
-#pragma unroll 1
-    for (int d = 1; d < 32; d *= 2) {
-      const F a = shuffle(pre, Shuffle::up, d), b = shuffle(suf, Shuffle::down, d);
-      if (lane >= d) mul_into(pre, pre, a);
-      if (lane + d < 32) mul_into(suf, suf, b);
-    }
-    const F inv = shuffle(pre, Shuffle::lane, 31).inverse();
-    F before = shuffle(pre, Shuffle::up, 1), after = shuffle(suf, Shuffle::down, 1);
-    if (lane == 0) before = F::one();
-    if (lane == 31) after = F::one();
-    F r;
-    mul_into(r, inv, before);
-    mul_into(r, r, after);
-    return r;
-#endif
-  }
-};
-
-// Step 3a (msm_affine.hpp): the run-length encoding's counts into round 1's lengths, a round's
-// halves, and a round.
-__global__ void affine_first_kernel(uint32_t runs, const uint32_t* count, const uint32_t* run_keys, uint32_t null_key,
-                                    uint32_t* lengths) {
-  affine_first_lengths(blockIdx.x * blockDim.x + threadIdx.x, runs, count, run_keys, null_key, lengths);
-}
-__global__ void affine_halves_kernel(uint32_t runs, const uint32_t* off, uint32_t* lengths) {
-  affine_halves(blockIdx.x * blockDim.x + threadIdx.x, runs, off, lengths);
-}
-template <class C, class Fetch>
-__global__ void __launch_bounds__(kThreads) affine_round_kernel(const uint32_t* __restrict__ off_in,
-                                                                const uint32_t* __restrict__ off_out, uint32_t runs,
-                                                                const uint32_t* __restrict__ run_keys, Fetch fetch,
-                                                                Affine<C>* out, uint32_t* out_keys) {
-  const uint64_t g = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  // Warps wholly past the round's slots leave; the others share their inversion.
-  if ((g & ~uint64_t(31)) * kAffineBatch >= off_out[runs]) return;
-  typename C::Field pre[kAffineBatch];
-  affine_round<C>(g, off_in, off_out, runs, run_keys, fetch, out, out_keys, pre, WarpInverse<typename C::Field>{});
 }
 
 // Step 5 over `rows` rows at once (a row: `count` items from row·stride at `items`, in chunks of
@@ -289,8 +218,6 @@ struct MsmSpace {
   XYZZ<C> *buckets, *head, *tail, *chunks, *totals, *level2, *set_sums, *scratch;
   uint64_t* long_chains;
   unsigned int* long_count;
-  uint32_t *run_keys, *run_lengths, *offsets_a, *offsets_b, *run_count;
-  Affine<C> *affine_a, *affine_b;
   std::size_t total;
 };
 
@@ -319,77 +246,8 @@ MsmSpace<C> carve_msm(void* base, const MsmShape& sh) {
   s.scratch = static_cast<XYZZ<C>*>(at(l.scratch));
   s.long_chains = static_cast<uint64_t*>(at(l.long_chains));
   s.long_count = static_cast<unsigned int*>(at(l.long_count));
-  static_assert(sizeof(XYZZ<C>) == 2 * sizeof(Affine<C>), "msm_layout sizes an affine point as half an XYZZ one");
-  s.run_keys = static_cast<uint32_t*>(at(l.run_keys));
-  s.run_lengths = static_cast<uint32_t*>(at(l.run_lengths));
-  s.offsets_a = static_cast<uint32_t*>(at(l.offsets_a));
-  s.offsets_b = static_cast<uint32_t*>(at(l.offsets_b));
-  s.run_count = static_cast<uint32_t*>(at(l.run_count));
-  s.affine_a = static_cast<Affine<C>*>(at(l.affine_a));
-  s.affine_b = static_cast<Affine<C>*>(at(l.affine_b));
   s.total = l.total;
   return s;
-}
-
-// CUB's temporary storage for `run` (a call taking (temp, bytes)), in the sort's: the sort is
-// done by the time the rounds run, and needs more.
-template <class Call>
-Status in_sort_temp(void* temp, std::size_t temp_bytes, Call run, const char* what) {
-  std::size_t need = 0;
-  if (cudaError_t e = run(nullptr, need); e != cudaSuccess) return from_cuda(e, what);
-  if (need > temp_bytes)
-    return Status::invalid(std::string(what) + ": " + std::to_string(need) + " bytes of temporary storage, the sort's " +
-                           std::to_string(temp_bytes));
-  return from_cuda(device::algorithm(run(temp, need)), what);
-}
-
-// Step 3a for a pass of m entries sorted by key (keys, values): sh.rounds affine rounds. Leaves
-// their points at *left, their keys in out_keys and their count at *left_count (device memory).
-template <class C>
-Status affine_rounds(const MsmShape& sh, uint64_t m, const Affine<C>* d_points, const uint32_t* keys,
-                     const uint32_t* values, uint32_t* out_keys, const MsmSpace<C>& ws, Stream stream,
-                     const Affine<C>** left, const uint32_t** left_count) {
-  const uint32_t runs = uint32_t(sh.pass_runs(m));
-  if (Status s = in_sort_temp(
-          ws.sort_temp, ws.sort_bytes,
-          [&](void* t, std::size_t& b) {
-            return cub::DeviceRunLengthEncode::Encode(t, b, keys, ws.run_keys, ws.run_lengths, ws.run_count, int(m),
-                                                      stream);
-          },
-          "pp::gpu::msm: run-length encoding");
-      !s)
-    return s;
-  device::launch(affine_first_kernel, blocks_for(uint64_t(runs) + 1), kThreads, 0, stream, runs, ws.run_count,
-                 ws.run_keys, sh.null_key(), ws.run_lengths);
-  uint32_t *in = ws.offsets_a, *out = ws.offsets_b;
-  auto scan = [&](uint32_t* to) {
-    return in_sort_temp(
-        ws.sort_temp, ws.sort_bytes,
-        [&](void* t, std::size_t& b) {
-          return cub::DeviceScan::ExclusiveSum(t, b, ws.run_lengths, to, int(runs) + 1, stream);
-        },
-        "pp::gpu::msm: run offsets");
-  };
-  if (Status s = scan(in); !s) return s;
-  const Affine<C>* prev = nullptr;
-  for (int t = 1; t <= sh.rounds; ++t) {
-    device::launch(affine_halves_kernel, blocks_for(uint64_t(runs) + 1), kThreads, 0, stream, runs, in, ws.run_lengths);
-    if (Status s = scan(out); !s) return s;
-    Affine<C>* dst = t % 2 == 1 ? ws.affine_a : ws.affine_b;
-    uint32_t* dst_keys = t == sh.rounds ? out_keys : nullptr;
-    const uint64_t threads = (affine_entries_bound(m, runs, t) + kAffineBatch - 1) / kAffineBatch;
-    if (t == 1)
-      device::launch(affine_round_kernel<C, IndexedPoints<C>>, blocks_for(threads), kThreads, 0, stream, in, out, runs,
-                     ws.run_keys, IndexedPoints<C>{d_points, values}, dst, dst_keys);
-    else
-      device::launch(affine_round_kernel<C, DensePoints<C>>, blocks_for(threads), kThreads, 0, stream, in, out, runs,
-                     ws.run_keys, DensePoints<C>{prev}, dst, dst_keys);
-    prev = dst;
-    std::swap(in, out);
-  }
-  *left = prev;
-  *left_count = in + runs;
-  return last_error("pp::gpu::msm: affine rounds");
 }
 
 }  // namespace
@@ -410,7 +268,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     if (timed) device::EventRecord(trace->events[next_event++], stream);
   };
   if (sh.c < kMinWindow || sh.c > kMaxWindow || sh.copies < 1 || sh.copies > sh.windows() || sh.batch < 1 ||
-      sh.batch > sh.sets() || sh.entries() >= (std::size_t(1) << 31) || sh.rounds < 0 || sh.rounds > kMaxAffineRounds)
+      sh.batch > sh.sets() || sh.entries() >= (std::size_t(1) << 31))
     return Status::invalid("pp::gpu::msm: shape not made by make_msm_shape");
   if (sh.n == 0)
     return accumulate ? Status{}
@@ -433,6 +291,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     const int j = p * sh.batch, windows = sh.pass_windows(p);  // first set, windows of this pass
     XYZZ<C>* bw = ws.buckets + std::size_t(j) * sh.buckets();
     const uint64_t m = uint64_t(n) * uint64_t(windows);  // this pass's entries
+    const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
     device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, j * sh.copies, windows,
                    sh.copies, null_key, ws.keys, ws.values);
     mark();
@@ -445,32 +304,12 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     mark();
     if (Status s = from_cuda(device::MemsetAsync(ws.long_count, 0, sizeof(unsigned int), stream), "pp::gpu::msm"); !s)
       return s;
-    // The segment sums add the sorted entries, or what the affine rounds left of them (at most
-    // seg_n; the count on the device), keyed in the sort's spare key buffer.
-    const uint32_t* seg_keys = k.Current();
-    const uint32_t* seg_count = nullptr;
-    uint64_t seg_n = m;
-    const Affine<C>* left = nullptr;
-    if (sh.rounds > 0) {
-      if (Status s = affine_rounds<C>(sh, m, d_points, k.Current(), v.Current(), k.Alternate(), ws, stream, &left,
-                                      &seg_count);
-          !s)
-        return s;
-      seg_keys = k.Alternate();
-      seg_n = affine_entries_bound(m, sh.pass_runs(m), sh.rounds);
-    }
-    const uint64_t segs = (seg_n + sh.segment() - 1) / sh.segment();
-    if (sh.rounds == 0)
-      device::launch(segments_kernel<C, IndexedPoints<C>>, blocks_for(segs), kThreads, 0, stream, seg_keys,
-                     IndexedPoints<C>{d_points, v.Current()}, seg_n, seg_count, sh.segment(), null_key, bw, ws.head,
-                     ws.tail, segs);
-    else
-      device::launch(segments_kernel<C, DensePoints<C>>, blocks_for(segs), kThreads, 0, stream, seg_keys,
-                     DensePoints<C>{left}, seg_n, seg_count, sh.segment(), null_key, bw, ws.head, ws.tail, segs);
+    device::launch(segments_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), v.Current(), m, sh.segment(),
+                   d_points, null_key, bw, ws.head, ws.tail, segs);
     mark();
-    device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, seg_keys, seg_n, seg_count, sh.segment(),
-                   null_key, bw, ws.head, ws.tail, segs, ws.long_chains, ws.long_count);
-    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(segs)), kThreads, 0, stream, seg_keys,
+    device::launch(chains_kernel<C>, blocks_for(segs), kThreads, 0, stream, k.Current(), m, sh.segment(), null_key, bw,
+                   ws.head, ws.tail, segs, ws.long_chains, ws.long_count);
+    device::launch(long_chains_kernel<C>, unsigned(max_long_chains(segs)), kThreads, 0, stream, k.Current(),
                    sh.segment(), bw, ws.head, ws.tail, ws.long_chains, ws.long_count);
     mark();
   }

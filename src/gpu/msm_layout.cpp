@@ -44,16 +44,6 @@ MsmLayout msm_layout(const MsmShape& sh, std::size_t entries, std::size_t segmen
   l.scratch = m.take(sets * ((chunks + kTreeItems - 1) / kTreeItems) * xyzz_bytes);  // tree sums
   l.long_chains = m.take(2 * max_long_chains(segments) * sizeof(uint64_t));
   l.long_count = m.take(sizeof(unsigned int));
-  if (sh.rounds > 0) {
-    const std::size_t runs = sh.pass_runs(entries), affine_bytes = xyzz_bytes / 2;
-    l.run_keys = m.take(4 * runs);
-    l.run_lengths = m.take(4 * (runs + 1));
-    l.offsets_a = m.take(4 * (runs + 1));
-    l.offsets_b = m.take(4 * (runs + 1));
-    l.run_count = m.take(4);
-    l.affine_a = m.take(affine_entries_bound(entries, runs, 1) * affine_bytes);
-    l.affine_b = m.take(sh.rounds > 1 ? affine_entries_bound(entries, runs, 2) * affine_bytes : 0);
-  }
   l.total = m.used;
   return l;
 }

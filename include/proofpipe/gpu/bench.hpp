@@ -17,7 +17,6 @@ struct BenchOptions {
   // picks for the device's free memory, which then also picks the window).
   int copies = 1;
   int batch = 0;  // msm: sets per pass (0: msm_batch's choice)
-  int rounds = 0;  // msm: affine rounds before the bucket sums (MsmShape::rounds)
   int warmup = 1;
   int runs = 5;
   int device = 0;
@@ -30,7 +29,6 @@ struct BenchResult {
   int lg = 0, window = 0;
   int copies = 1;            // msm: fixed-base table copies (1: none)
   int batch = 1;             // msm: sets per pass
-  int rounds = 0;            // msm: affine rounds
   double precompute_ms = 0;  // msm: building the table (once, not in the median)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;

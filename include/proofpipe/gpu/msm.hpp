@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
-#include "proofpipe/gpu/msm_affine.hpp"
 #include "proofpipe/gpu/msm_kernels.hpp"
 #include "proofpipe/gpu/status.hpp"
 
@@ -32,8 +31,6 @@ struct MsmShape {
   int c = 0;
   int copies = 1;
   int batch = 1;
-  // Affine rounds before the segment sums (msm_affine.hpp; 0: none, at most kMaxAffineRounds).
-  int rounds = 0;
   int windows() const { return msm_digits::num_windows(c); }
   int sets() const { return (windows() + copies - 1) / copies; }
   // Copies (windows) in set j: the last set may hold fewer.
@@ -54,18 +51,8 @@ struct MsmShape {
     while ((uint64_t(1) << b) <= null_key()) ++b;
     return b;
   }
-  // Runs (buckets with entries, and digit 0's) a pass of m entries has at most.
-  std::size_t pass_runs(std::size_t m) const {
-    const std::size_t all = std::size_t(batch) * buckets() + 1;
-    return all < m ? all : m;
-  }
-  // Entries the segment sums add in a full pass: all of them, or what the affine rounds leave
-  // (at most). Every pass cuts its entries into segments of this one length.
-  std::size_t segment_entries() const {
-    return rounds == 0 ? entries() : std::size_t(affine_entries_bound(entries(), pass_runs(entries()), rounds));
-  }
-  uint32_t segment() const { return segment_length(segment_entries()); }
-  std::size_t segments() const { return (segment_entries() + segment() - 1) / segment(); }
+  uint32_t segment() const { return segment_length(entries()); }
+  std::size_t segments() const { return (entries() + segment() - 1) / segment(); }
   // Buckets per reduction thread: about 2^17 threads over all sets, 4..64 buckets each.
   uint32_t reduce_chunk() const {
     const uint64_t want = (uint64_t(sets()) * buckets()) >> 17;
@@ -101,14 +88,9 @@ std::size_t msm_entries_bound(std::size_t m, int copies);
 // (msm() passes shape.entries() and shape.segments(); the planner bounds over every piece size
 // it may run); `sort_bytes`: the radix sort's temporary storage (msm() passes CUB's own query;
 // the planner radix_sort_temp_bound(entries)).
-// With shape.rounds > 0 the affine rounds' pieces follow: the runs' keys, lengths and two
-// offset arrays (pass_runs(entries) + 1 each), the run count, and the rounds' points (an affine
-// point is half an XYZZ one), odd rounds' in affine_a and even rounds' in affine_b. The rounds'
-// scans and run-length encoding use the sort's temporary storage.
 struct MsmLayout {
   std::size_t keys, values, keys_alt, values_alt, sort_temp, buckets, head, tail, chunks, totals, level2, set_sums,
-      scratch, long_chains, long_count, run_keys, run_lengths, offsets_a, offsets_b, run_count, affine_a, affine_b,
-      total;
+      scratch, long_chains, long_count, total;
 };
 MsmLayout msm_layout(const MsmShape& shape, std::size_t entries, std::size_t segments, std::size_t xyzz_bytes,
                      std::size_t sort_bytes);
@@ -130,7 +112,7 @@ inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block fo
 // `points`: copies·n points, a fixed-base table when copies > 1 (precompute_twin).
 template <class C>
 Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1,
-                     int batch = 0, int rounds = 0);
+                     int batch = 0);
 // The fixed-base table of `copies` copies of the n = points.size() bases for c-bit windows:
 // copy k (at k·n) holds 2^(k·c)·P_i, copy 0 the bases (precompute_bases' twin).
 template <class C>

@@ -173,11 +173,10 @@ PP_HD PP_INLINE void accumulate_mixed(typename C::Field& X, typename C::Field& Y
 
 // Step 3 for segment s of the n sorted entries. buckets[] must start as infinity (all zero
 // bytes decode as infinity: ZZ = 0). head[s] / tail[s] are written only when they exist.
-// Entry j's point is fetch(j): the pass's values into the bases (msm_affine.hpp: IndexedPoints),
-// or the points the affine rounds left (DensePoints).
-template <class C, class Fetch, class Sides>
-PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, Fetch fetch, uint64_t n, uint32_t null_key,
-                        XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail, Sides& sides) {
+template <class C, class Sides>
+PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const uint32_t* values, uint64_t n,
+                        const Affine<C>* points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head, XYZZ<C>* tail,
+                        Sides& sides) {
   using F = typename C::Field;
   const uint64_t b0 = s * seg;
   if (b0 >= n) return;
@@ -211,7 +210,7 @@ PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, Fetch fe
       key = kj;
       start = j;
     }
-    accumulate_mixed(X, Y, empty, sides, fetch(j));
+    accumulate_mixed(X, Y, empty, sides, signed_point(points, values[j]));
   }
   flush(start, e0, key);
 }
