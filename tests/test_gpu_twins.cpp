@@ -582,7 +582,7 @@ void streamed_tail_cases(std::size_t n) {
       for (const std::size_t cap : {std::size_t(1), std::size_t(5), std::size_t(37), points + 1}) {
         SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk) + " capacity " +
                      std::to_string(cap));
-        const std::vector<std::size_t> counts = gpu::tail_counts(bits.other, points, chunk);
+        const std::vector<std::size_t> counts = gpu::set_bits_per_chunk(bits.other, points, chunk);
         ASSERT_EQ(counts.size(), (points + chunk - 1) / chunk);
         const std::vector<gpu::TailPiece> pieces = gpu::tail_pieces(counts, cap);
         std::vector<Affine<C>> buf_pts(cap), got_pts;
@@ -626,8 +626,8 @@ void streamed_tail_cases(std::size_t n) {
       }
   }
   std::vector<uint64_t> one_word(1, ~uint64_t(0));
-  EXPECT_THROW(gpu::tail_counts(one_word, 64, 100), std::invalid_argument);
-  EXPECT_THROW(gpu::tail_counts(one_word, 200, 64), std::invalid_argument);
+  EXPECT_THROW(gpu::set_bits_per_chunk(one_word, 64, 100), std::invalid_argument);
+  EXPECT_THROW(gpu::set_bits_per_chunk(one_word, 200, 64), std::invalid_argument);
   const std::vector<std::size_t> counts{3};
   EXPECT_THROW(gpu::tail_pieces(counts, 0), std::invalid_argument);
 }
@@ -651,8 +651,8 @@ void packed_chunk_cases(std::size_t n) {
     const Jacobian<C> want_sum = msm_naive<C>(std::span<const Affine<C>>(t.pts.data(), t.points), all_scalars);
     for (const std::size_t chunk : {std::size_t(64), std::size_t(192), std::size_t(1024)}) {
       SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk));
-      const std::vector<std::size_t> counts = gpu::tail_counts(bits.other, t.points, chunk);
-      const std::vector<std::size_t> ones = gpu::tail_counts(bits.ones, t.points, chunk);
+      const std::vector<std::size_t> counts = gpu::set_bits_per_chunk(bits.other, t.points, chunk);
+      const std::vector<std::size_t> ones = gpu::set_bits_per_chunk(bits.ones, t.points, chunk);
       const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(Affine<C>));
       std::vector<char> buf(lay.bytes);
       std::vector<Affine<C>> sent_pts;

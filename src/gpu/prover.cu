@@ -720,11 +720,11 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
     q.bits = select_split(z, vars, offset, n);
     if (m.resident || n == 0) return;
     // The tail's scalars in tail order: only they cross PCIe with the chunks; and the set bits per
-    // SRS chunk (tail_counts counts those of any bitmap): tail points, and 1s.
+    // SRS chunk: tail points, and 1s.
     q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);
     const std::size_t chunk = (m.chunk_points(n) + 63) / 64 * 64;
-    q.tail_counts = tail_counts(q.bits.other, n, chunk);
-    q.ones_counts = tail_counts(q.bits.ones, n, chunk);
+    q.tail_counts = set_bits_per_chunk(q.bits.other, n, chunk);
+    q.ones_counts = set_bits_per_chunk(q.bits.ones, n, chunk);
   };
   split(sp.l, {}, m.num_inputs, m.num_aux);
   split(sp.a, m.a_vars, 0, m.a_vars.size());
