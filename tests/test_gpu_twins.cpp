@@ -626,7 +626,14 @@ void streamed_tail_cases(std::size_t n) {
       }
   }
   std::vector<uint64_t> one_word(1, ~uint64_t(0));
-  EXPECT_THROW(gpu::set_bits_per_chunk(one_word, 64, 100), std::invalid_argument);
+  // A chunk is whole bitmap words, or one chunk of all the points (a lone chunk of a query
+  // smaller than the plan's chunk: the prover's chunk_points).
+  EXPECT_EQ(gpu::set_bits_per_chunk(one_word, 64, 100), std::vector<std::size_t>{64});
+  const std::vector<uint64_t> fifty{(uint64_t(1) << 50) - 1};
+  EXPECT_EQ(gpu::set_bits_per_chunk(fifty, 50, 50), std::vector<std::size_t>{50});
+  const std::vector<uint64_t> two_words{~uint64_t(0), 1};
+  EXPECT_THROW(gpu::set_bits_per_chunk(two_words, 128, 100), std::invalid_argument);
+  EXPECT_THROW(gpu::set_bits_per_chunk(one_word, 64, 0), std::invalid_argument);
   EXPECT_THROW(gpu::set_bits_per_chunk(one_word, 200, 64), std::invalid_argument);
   const std::vector<std::size_t> counts{3};
   EXPECT_THROW(gpu::tail_pieces(counts, 0), std::invalid_argument);

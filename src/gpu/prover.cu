@@ -459,8 +459,15 @@ struct Prover::Impl {
           "GPU prover: tail ranks");
   }
 
-  // Streamed SRS: the points of a query of n points that one chunk carries.
-  std::size_t chunk_points(std::size_t n) const { return std::min<std::size_t>(plan.msm_chunk, n); }
+  // Streamed SRS: the points of a query of n points that one chunk carries: the plan's chunk,
+  // which must be whole bitmap words, or the whole query as one chunk. prepare() counts each
+  // chunk's set bits and split_msm cuts the chunks, both with this.
+  std::size_t chunk_points(std::size_t n) const {
+    const std::size_t cap = std::min<std::size_t>(plan.msm_chunk, n);
+    if (cap < n && cap % 64 != 0)
+      throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
+    return cap;
+  }
 
   // The most points a gather buffer of `bytes` holds with their scalars (points, then scalars
   // from the next aligned offset), at most `limit`.
@@ -527,8 +534,6 @@ struct Prover::Impl {
     // buffers. Chunks of msm_chunk points (then a power of two >= 2^16) or one chunk of the whole
     // query.
     const std::size_t cap = chunk_points(q.n);
-    if (cap < q.n && cap % 64 != 0)
-      throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
     const engine::ChunkLayout lay = engine::ChunkLayout::of(cap, sizeof(Affine<C>));
     if (lay.bytes > plan.chunk_buffer_bytes)
       throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer is smaller than the plan's chunk"));
@@ -722,7 +727,7 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
     // The tail's scalars in tail order: only they cross PCIe with the chunks; and the set bits per
     // SRS chunk: tail points, and 1s.
     q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);
-    const std::size_t chunk = (m.chunk_points(n) + 63) / 64 * 64;
+    const std::size_t chunk = m.chunk_points(n);
     q.tail_counts = set_bits_per_chunk(q.bits.other, n, chunk);
     q.ones_counts = set_bits_per_chunk(q.bits.ones, n, chunk);
   };

@@ -101,15 +101,18 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
 }
 
 std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk) {
-  if (chunk == 0 || chunk % 64 != 0)
-    throw std::invalid_argument("set_bits_per_chunk: chunk of " + std::to_string(chunk) +
-                                " points is not a positive multiple of 64");
+  if (chunk == 0 || (chunk % 64 != 0 && chunk < points))
+    throw std::invalid_argument("set_bits_per_chunk: chunk of " + std::to_string(chunk) + " points for " +
+                                std::to_string(points) + " is neither a positive multiple of 64 nor all of them");
   if (bitmap.size() != (points + 63) / 64)
     throw std::invalid_argument("set_bits_per_chunk: a bitmap of " + std::to_string(bitmap.size()) + " words for " +
                                 std::to_string(points) + " points");
+  // Whole words per chunk: a chunk that is not a multiple of 64 is the only one and ends in the
+  // bitmap's last, partial word.
+  const std::size_t words = (chunk + 63) / 64;
   std::vector<std::size_t> counts((points + chunk - 1) / chunk, 0);
   tbb::parallel_for(std::size_t(0), counts.size(), [&](std::size_t k) {
-    const std::size_t w0 = k * (chunk / 64), w1 = std::min(bitmap.size(), w0 + chunk / 64);
+    const std::size_t w0 = k * words, w1 = std::min(bitmap.size(), w0 + words);
     for (std::size_t w = w0; w < w1; ++w) counts[k] += std::size_t(popcount64(bitmap[w]));
   });
   return counts;
