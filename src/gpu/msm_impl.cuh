@@ -36,12 +36,17 @@ __global__ void shift_kernel(const Affine<C>* prev, Affine<C>* out, uint64_t n, 
   shift_batch(prev, out, n, t * kShiftBatch, c);
 }
 
-// Resident blocks per SM the accumulation kernels are compiled for: enough warps per scheduler
-// to hide the latency of the dependent multiply-add chains. The register cap this implies (128
-// for G1) costs the G1 kernel a 108-byte spill; 3 blocks (168 registers, no spill) measured the
-// same (docs/PERF.md, v6). G2 at 3 blocks spills on every addition and is 1.6x slower.
+// Resident blocks per SM the batch-addition kernel is compiled for: enough warps per scheduler
+// to hide the latency of the dependent multiply-add chains (G2: 2, its 255 registers).
 template <class C>
 constexpr int kMinBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
+// The same for the accumulation kernel (segments_kernel). G1 at 3 blocks (168 registers, no
+// spill) is 4-6 % faster than at 4 (128 registers and a 108-byte spill; Nsight: its warps wait
+// mostly on fixed-latency dependencies either way, so a quarter fewer warps costs less than the
+// spills and the tighter schedule); G2 at 3 blocks spills on every addition and is 1.6x slower
+// (docs/PERF.md, v6 and v9).
+template <class C>
+constexpr int kSegmentBlocks = std::is_same_v<C, G1Curve> ? 3 : 2;
 
 // An accumulation thread's ZZ and ZZZ in shared memory (segment_sums' Sides): 16-byte chunks,
 // chunk k of thread t at (k·kThreads + t)·16 bytes, so a warp's access to one chunk covers
@@ -81,7 +86,7 @@ struct SharedSides {
 };
 
 template <class C>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
+__global__ void __launch_bounds__(kThreads, kSegmentBlocks<C>)
     segments_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ values, uint64_t n, uint32_t seg,
                     const Affine<C>* __restrict__ points, uint32_t null_key, XYZZ<C>* buckets, XYZZ<C>* head,
                     XYZZ<C>* tail, uint64_t segments) {

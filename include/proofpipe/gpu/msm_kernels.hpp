@@ -391,14 +391,16 @@ PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int s
   return acc.to_jacobian();
 }
 
-// The window the GPU MSM uses for n points when none is given (tuned on the H200, G1).
+// The window the GPU MSM uses for n points when none is given, from window sweeps on the H200
+// (G1; docs/PERF.md): lg(n) - 4 up to 2^24 points; above, 13 windows of 20 bits at 2^25 and 12
+// of 22 from 2^26 (c = 21 keeps 13 windows with twice the buckets of c = 20, and from 2^26 a
+// window fewer outweighs the larger buckets' reduction: 2^27 935 -> 883 ms, 2^26 483 -> 457).
 PP_HD inline int default_gpu_window(uint64_t n) {
   int lg = 0;
   while ((uint64_t(1) << lg) < n) ++lg;
-  int c = lg - 4;
-  if (c < 4) c = 4;
-  if (c > 21) c = 21;
-  return c;
+  if (lg >= 26) return 22;
+  if (lg == 25) return 20;
+  return lg - 4 < 4 ? 4 : lg - 4;
 }
 
 }  // namespace pp::gpu
