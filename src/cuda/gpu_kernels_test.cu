@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -231,7 +232,9 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   std::vector<std::size_t> sizes = {1, 2, 3, 7, 31, 32, 33, 100, 1000};
   for (int lg = 10; lg <= max_lg; lg += 2) sizes.push_back(std::size_t(1) << lg);
   if (max_lg >= 10) sizes.push_back((std::size_t(1) << max_lg) - 1);
-  const auto all_pts = points<C>(sizes.back() > sizes[sizes.size() - 2] ? sizes.back() : sizes[sizes.size() - 2], seed);
+  // Enough points for the largest size and for the 4096-point edge cases below, whatever the limit
+  // (a limit under 2^12 used to leave these reading past the end of the vectors).
+  const auto all_pts = points<C>(std::max({sizes.back(), sizes[sizes.size() - 2], std::size_t(4096)}), seed);
   const auto all_ks = scalars(all_pts.size(), seed + 1);
   for (std::size_t n : sizes) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -444,9 +447,23 @@ void prover_rows(int max_lg, uint64_t seed) {
         break;
       }
       const std::vector<Proof> want = prove(pk, ws, seed + 5);
-      equal = equal && r.proofs.size() == want.size();
-      for (std::size_t i = 0; equal && i < want.size(); ++i) equal = r.proofs[i].to_bytes() == want[i].to_bytes();
-      valid = valid && batch_verify(pk.vk, publics, r.proofs, seed);
+      if (r.proofs.size() != want.size()) {
+        std::printf("  round %d: %zu proofs, %zu expected\n", round, r.proofs.size(), want.size());
+        equal = false;
+        break;
+      }
+      // A failure names the round, the proof and the elements that differ (A: the A query's MSM;
+      // B: B_G2, and B_G1 through C; C: H, L and the rest), to tell one stage from another.
+      for (std::size_t i = 0; i < want.size(); ++i)
+        if (r.proofs[i].to_bytes() != want[i].to_bytes()) {
+          std::printf("  round %d, proof %zu differs from the CPU's:%s%s%s\n", round, i,
+                      r.proofs[i].a == want[i].a ? "" : " A", r.proofs[i].b == want[i].b ? "" : " B",
+                      r.proofs[i].c == want[i].c ? "" : " C");
+          equal = false;
+        }
+      const bool verified = batch_verify(pk.vk, publics, r.proofs, seed);
+      if (!verified) std::printf("  round %d: the proofs do not verify\n", round);
+      valid = valid && verified;
       for (const gpu::ResidentKey& k : backend.resident()) placement = engine::to_string(k.srs);
     }
     const double gpu_ms = ms_since(t1);
