@@ -321,14 +321,20 @@ struct Prover::Impl {
 
   // Copies a query to its region in pieces; each piece's host pages go back to the kernel once on
   // the device when the key is a mapped cache (HostArray::release_pages; a no-op for vectors), so
-  // uploading a mapped key never holds more than a piece of it in host memory.
+  // uploading a mapped key never holds more than a piece of it in host memory. The copies are on
+  // the compute stream and waited for: a plain cudaMemcpy from pageable memory may return before
+  // its last bytes reach the device, on the legacy stream, which the prover's non-blocking streams
+  // do not wait for, so the H table's kernels (compute stream, right after this) could read points
+  // still in flight.
   template <class C>
   void upload(const std::string& name, const HostArray<Affine<C>>& v) {
     constexpr std::size_t kPiece = (std::size_t(256) << 20) / sizeof(Affine<C>);
     Affine<C>* d = region<Affine<C>>(name);
     for (std::size_t at = 0; at < v.size(); at += kPiece) {
       const std::size_t n = std::min(kPiece, v.size() - at);
-      check(device::Memcpy(d + at, v.data() + at, n * sizeof(Affine<C>), cudaMemcpyHostToDevice), "GPU prover: SRS upload");
+      check(device::MemcpyAsync(d + at, v.data() + at, n * sizeof(Affine<C>), cudaMemcpyHostToDevice, compute),
+            "GPU prover: SRS upload");
+      check(device::StreamSynchronize(compute), "GPU prover: SRS upload");
       v.release_pages(at, n);
     }
   }
@@ -681,9 +687,12 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     m.upload("srs.a", pk.a);
     m.upload("srs.b_g1", pk.b_g1);
     m.upload("srs.b_g2", pk.b_g2);
-    check(cudaMemcpy(m.region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4, cudaMemcpyHostToDevice),
+    // Stream-ordered as the SRS (upload): the synchronisation below waits for them.
+    check(cudaMemcpyAsync(m.region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4,
+                          cudaMemcpyHostToDevice, m.compute),
           "GPU prover: variable map upload");
-    check(cudaMemcpy(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4, cudaMemcpyHostToDevice),
+    check(cudaMemcpyAsync(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4,
+                          cudaMemcpyHostToDevice, m.compute),
           "GPU prover: variable map upload");
   } else {
     m.host_h = m.pin(pk.h);
