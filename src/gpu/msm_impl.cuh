@@ -39,7 +39,7 @@ __global__ void shift_kernel(const Affine<C>* prev, Affine<C>* out, uint64_t n, 
 // Resident blocks per SM the batch-addition kernel is compiled for: enough warps per scheduler
 // to hide the latency of the dependent multiply-add chains (G2: 2, its 255 registers).
 template <class C>
-constexpr int kMinBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
+constexpr int kBatchBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
 // The same for the accumulation kernel (segments_kernel). G1 at 3 blocks (168 registers, no
 // spill) is 4-6 % faster than at 4 (128 registers and a 108-byte spill; Nsight: its warps wait
 // mostly on fixed-latency dependencies either way, so a quarter fewer warps costs less than the
@@ -169,7 +169,7 @@ __global__ void set_sum_kernel(const XYZZ<C>* sums, uint32_t sets, uint32_t chun
 }
 
 template <class C>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<C>)
+__global__ void __launch_bounds__(kThreads, kBatchBlocks<C>)
     batch_words_kernel(const Affine<C>* __restrict__ points, const uint64_t* __restrict__ bitmap, uint64_t n,
                        XYZZ<C>* out, uint64_t words) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;

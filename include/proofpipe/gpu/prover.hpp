@@ -80,8 +80,9 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
                              std::span<const uint32_t> vars, std::size_t offset);
 
 // Streamed SRS: how one split MSM's tail moves. The query's points cross in chunks of `chunk`
-// points (a multiple of 64, or all of them in one chunk); set_bits_per_chunk gives the number of tail points (or of 1s, from
-// the other bitmap) in each chunk. On the device each chunk's tail is gathered into a buffer of `capacity` entries, and the buffer goes
+// points (a multiple of 64, or all of them in one chunk); set_bits_per_chunk gives the number of
+// tail points (or of 1s, from the other bitmap) in each chunk. On the device each chunk's tail is
+// gathered into a buffer of `capacity` entries, and the buffer goes
 // to the MSM whenever it is full and after the last chunk, so the MSMs run on full buffers
 // rather than one small MSM per chunk. tail_pieces lists the gathers in order: ranks [lo, hi)
 // of chunk `chunk`'s tail go to buffer positions [at, at + hi - lo); `flush`: the MSM takes
