@@ -103,6 +103,13 @@ TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
 
 // ---------------------------------------------------------------- NTT
 
+// Each scalar's canonical integer in its limbs (the input form of MsmShape::canonical).
+std::vector<Fr> canonical_limbs(const std::vector<Fr>& ks) {
+  std::vector<Fr> out(ks.size());
+  for (std::size_t i = 0; i < ks.size(); ++i) ks[i].to_canonical(out[i].l);
+  return out;
+}
+
 // The reference: pp's CPU transforms with the same orders.
 void reference(std::vector<Fr>& a, const Domain& d, const gpu::NttOp& op) {
   if (op.dir == Direction::forward) {
@@ -133,6 +140,14 @@ TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
           reference(want, d, op);
           gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass);
           ASSERT_EQ(got, want);
+          if (dir == Direction::inverse) {
+            // The same transform with its output left as canonical integers.
+            gpu::NttOp plain = op;
+            plain.canonical_out = true;
+            got = x;
+            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass);
+            ASSERT_EQ(got, canonical_limbs(want));
+          }
         }
 }
 
@@ -171,12 +186,28 @@ TEST(NttTwinErrors, WrongSizeIsRejected) {
   EXPECT_THROW(gpu::ntt_twin(a, d, gpu::roots_of(d), {}), std::invalid_argument);
 }
 
+TEST(NttTwinErrors, CanonicalOutputOfAForwardTransformIsRejected) {
+  const Domain d(4);
+  std::vector<Fr> a(16);
+  gpu::NttOp op;
+  op.canonical_out = true;
+  EXPECT_THROW(gpu::ntt_twin(a, d, gpu::roots_of(d), op), std::invalid_argument);
+  EXPECT_FALSE(gpu::check_op(op).empty());
+  op.dir = Direction::inverse;
+  EXPECT_TRUE(gpu::check_op(op).empty());
+}
+
 TEST(HStep, ElementFormula) {
   const auto a = random_scalars(64, kSeed + 7), b = random_scalars(64, kSeed + 8), c = random_scalars(64, kSeed + 9);
   const Fr f = random_scalars(1, kSeed + 10)[0];
   auto out = a;
   for (std::size_t i = 0; i < a.size(); ++i) gpu::h_step_element(out.data(), b.data(), c.data(), i, f);
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(out[i], (a[i] * b[i] - c[i]) * f);
+  // With the factor's canonical integer in the limbs, the result leaves Montgomery form.
+  const Fr f_plain = canonical_limbs({f})[0];
+  auto plain = a;
+  for (std::size_t i = 0; i < a.size(); ++i) gpu::h_step_element(plain.data(), b.data(), c.data(), i, f_plain);
+  EXPECT_EQ(plain, canonical_limbs(out));
 }
 
 TEST(CStep, ElementFormula) {
@@ -188,6 +219,7 @@ TEST(CStep, ElementFormula) {
 
 // ---------------------------------------------------------------- MSM
 
+
 template <class C>
 void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what,
                int batch = 0) {
@@ -197,6 +229,8 @@ void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int
   const Jacobian<C> got = gpu::msm_twin<C>(pts, ks, c, 1, batch);
   EXPECT_TRUE(got.is_on_curve());
   EXPECT_TRUE(got == want);
+  // The same scalars given as their canonical integers (MsmShape::canonical).
+  EXPECT_TRUE(gpu::msm_twin<C>(pts, canonical_limbs(ks), c, 1, batch, true) == want);
 }
 
 template <class C>
@@ -270,7 +304,9 @@ void check_table_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& k
   const std::vector<Affine<C>> table = gpu::precompute_twin<C>(pts, c, copies);
   const Jacobian<C> got = gpu::msm_twin<C>(table, ks, c, copies, batch);
   EXPECT_TRUE(got.is_on_curve());
-  EXPECT_TRUE(got == msm_naive<C>(pts, ks));
+  const Jacobian<C> want = msm_naive<C>(pts, ks);
+  EXPECT_TRUE(got == want);
+  EXPECT_TRUE(gpu::msm_twin<C>(table, canonical_limbs(ks), c, copies, batch, true) == want);
 }
 
 template <class C>

@@ -19,6 +19,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.window = o.window;
   b.copies = o.copies;
   b.batch = o.batch;
+  b.canonical = o.scalars == "canonical";
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
@@ -30,7 +31,8 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
              r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms,
              r.op == "ntt" ? std::string()
-                           : fmt::format(" precomputed={} batch={}", r.copies > 1 ? r.copies : 0, r.batch));
+                           : fmt::format(" precomputed={} batch={} scalars={}", r.copies > 1 ? r.copies : 0, r.batch,
+                                         r.canonical ? "canonical" : "montgomery"));
   return 0;
 #else
   (void)o;

@@ -196,6 +196,11 @@ int main(int argc, char** argv) {
                     "Windows (sets of the table) sorted and summed in one pass (0: as many as fit 2^24 entries)")
           ->check(CLI::Range(0, 128))
           ->capture_default_str();
+      b->add_option("--scalars", bench_gpu.scalars,
+                    "The GPU MSM's scalars as canonical integers (as the anchors take them) or in Montgomery form "
+                    "(each pass takes them out of it)")
+          ->check(CLI::IsMember({"canonical", "montgomery"}))
+          ->capture_default_str();
       b->add_flag("--cpu", bench_gpu.cpu, "Time the CPU MSM (pp::msm) instead of the GPU kernel");
       b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
           ->check(CLI::NonNegativeNumber);

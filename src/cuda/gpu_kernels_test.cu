@@ -97,6 +97,14 @@ std::vector<Affine<C>> points(std::size_t n, uint64_t seed) {
 
 const char* order_name(Order o) { return o == Order::natural ? "N" : "R"; }
 
+// Each value's canonical integer in its limbs (the form of NttOp::canonical_out and
+// MsmShape::canonical).
+std::vector<Fr> canonical_limbs(const std::vector<Fr>& v) {
+  std::vector<Fr> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i].to_canonical(out[i].l);
+  return out;
+}
+
 void ntt_rows(int max_lg, uint64_t seed) {
   cudaStream_t stream = nullptr;
   for (int lg = 1; lg <= max_lg; ++lg) {
@@ -125,6 +133,18 @@ void ntt_rows(int max_lg, uint64_t seed) {
                           order_name(in), order_name(out), coset ? " coset" : "");
             all = all && ok;
             ++ops;
+            if (dir == Direction::inverse) {  // the same with the output left canonical
+              a.up(x);
+              gpu::NttOp plain = op;
+              plain.canonical_out = true;
+              ok_or_throw(gpu::ntt(a.p, t, plain, stream));
+              const bool ok2 = a.down() == canonical_limbs(want);
+              if (!ok2)
+                std::printf("  mismatch: lg %d inv %s->%s%s, canonical output\n", lg, order_name(in), order_name(out),
+                            coset ? " coset" : "");
+              all = all && ok2;
+              ++ops;
+            }
           }
     // Round trips on the device: forward N->R then inverse R->N, plain and coset.
     for (bool coset : {false, true}) {
@@ -134,7 +154,7 @@ void ntt_rows(int max_lg, uint64_t seed) {
       all = all && a.down() == x;
       ops += 2;
     }
-    row("ntt: 16 order/coset/direction combos + 2 round trips", "2^" + std::to_string(lg), all, ms_since(t0));
+    row("ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips", "2^" + std::to_string(lg), all, ms_since(t0));
   }
   // snarkjs's odd points (shift omega_2n over the generator-5 domain) and the H step.
   for (int lg : {4, 13, 20}) {
@@ -163,7 +183,11 @@ void ntt_rows(int max_lg, uint64_t seed) {
     auto got = a.down();
     bool ok = true;
     for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == (x[i] * y[i] - z[i]) * f;
-    row("h step: (a*b - c) * factor", "2^20", ok, ms_since(t0));
+    // The factor's canonical integer leaves the result canonical (the prover's snarkjs H step).
+    a.up(x);
+    ok_or_throw(gpu::h_step(a.p, b.p, c.p, n, canonical_limbs({f})[0], stream));
+    ok = ok && a.down() == canonical_limbs(got);
+    row("h step: (a*b - c) * factor, Montgomery and canonical out", "2^20", ok, ms_since(t0));
   }
   {
     const auto t0 = std::chrono::steady_clock::now();
@@ -179,11 +203,13 @@ void ntt_rows(int max_lg, uint64_t seed) {
 }
 
 template <class C>
-bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0) {
+bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0,
+                    bool canonical = false) {
   gpu::MsmShape shape;
   ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, 1, batch));
+  shape.canonical = canonical;
   Dev<Affine<C>> dp(pts);
-  Dev<Fr> dk(ks);
+  Dev<Fr> dk(canonical ? canonical_limbs(ks) : ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
   Dev<XYZZ<C>> sums(std::size_t(shape.windows()));
   std::vector<XYZZ<C>> host(std::size_t(shape.windows()));
@@ -197,9 +223,10 @@ bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks
 // the MSM over it equals the CPU MSM over the bases.
 template <class C>
 bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies, bool twin,
-                          int batch = 0) {
+                          int batch = 0, bool canonical = false) {
   gpu::MsmShape shape;
   ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, copies, batch));
+  shape.canonical = canonical;
   const std::size_t n = pts.size();
   std::vector<Affine<C>> table(n * std::size_t(copies));
   std::copy(pts.begin(), pts.end(), table.begin());
@@ -207,7 +234,7 @@ bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<F
   ok_or_throw(gpu::precompute_bases<C>(dp.p, n, shape.c, copies, nullptr));
   bool ok = true;
   if (twin) ok = dp.down() == gpu::precompute_twin<C>(pts, shape.c, copies);
-  Dev<Fr> dk(ks);
+  Dev<Fr> dk(canonical ? canonical_limbs(ks) : ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
   Dev<XYZZ<C>> sums(std::size_t(shape.sets()));
   std::vector<XYZZ<C>> host(std::size_t(shape.sets()));
@@ -258,6 +285,9 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     const auto t1 = std::chrono::steady_clock::now();
     row(g + " msm: one repeated scalar, long segments", std::to_string(big),
         gpu_msm_equals<C>(bp, std::vector<Fr>(big, bk[1]), 0), ms_since(t1));
+    const auto t2 = std::chrono::steady_clock::now();
+    row(g + " msm: canonical scalars, long segments", std::to_string(big), gpu_msm_equals<C>(bp, bk, 0, 0, true),
+        ms_since(t2));
   }
   // Edge cases at 4096 points.
   const std::size_t n = 4096;
@@ -280,6 +310,14 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     const auto t0 = std::chrono::steady_clock::now();
     row(g + " msm: one repeated scalar, 3 windows a pass (c=10)", std::to_string(n),
         gpu_msm_equals<C>(p, std::vector<Fr>(n, k[0]), 10, 3), ms_since(t0));
+  }
+  // Scalars given as canonical integers (MsmShape::canonical): random, 0, 1, r - 1; 2 windows a pass.
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = gpu_msm_equals<C>(p, k, 0, 0, true) && gpu_msm_equals<C>(p, k, 13, 2, true);
+    for (const Fr& v : {Fr::zero(), Fr::one(), -Fr::one()})
+      ok = ok && gpu_msm_equals<C>(p, std::vector<Fr>(n, v), 0, 0, true);
+    row(g + " msm: canonical scalars (random, 0, 1, r-1)", std::to_string(n), ok, ms_since(t0));
   }
   run("all scalars zero", p, std::vector<Fr>(n, Fr::zero()), 0);
   run("all scalars one", p, std::vector<Fr>(n, Fr::one()), 0);
@@ -323,6 +361,11 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
         std::to_string(n), gpu_table_msm_equals<C>(p, k, c, copies, false, batch), ms_since(t0));
   }
   table_row("every third point at infinity", inf, k, 11, 4, true);
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    row(g + " msm, fixed-base table: canonical scalars (c=12, 5 copies, 2 sets a pass)", std::to_string(n),
+        gpu_table_msm_equals<C>(p, k, 12, 5, false, 2, true), ms_since(t0));
+  }
   table_row("cancelling pairs", opp, same, 9, 29, true);
   if (max_lg >= 16) {
     const std::size_t big = std::size_t(1) << max_lg;

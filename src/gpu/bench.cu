@@ -150,6 +150,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   }
   MsmShape shape;
   throw_if(make_msm_shape(n, c, &shape, copies, o.batch));
+  shape.canonical = o.canonical;
   DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
   DeviceBuffer<Fr> ks(n);
   fill_points<C>(pts.p, n, o.seed);
@@ -161,6 +162,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   r.window = shape.c;
   r.copies = shape.copies;
   r.batch = shape.batch;
+  r.canonical = shape.canonical;
   if (shape.copies > 1) {
     cudaEvent_t a, b;
     PP_CUDA_CHECK(cudaEventCreate(&a));
@@ -178,6 +180,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   // The plain MSM's workspace too: with a table, its result is checked against the plain one.
   MsmShape plain;
   throw_if(make_msm_shape(n, o.window, &plain));
+  plain.canonical = o.canonical;
   const std::size_t ws_bytes = std::max(msm_workspace_bytes<C>(shape), msm_workspace_bytes<C>(plain));
   DeviceBuffer<char> ws(ws_bytes);
   DeviceBuffer<XYZZ<C>> res(std::size_t(std::max(shape.sets(), plain.sets())));

@@ -60,9 +60,11 @@ Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
 }
 
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch) {
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch,
+                     bool canonical) {
   MsmShape shape;
   if (Status s = make_msm_shape(scalars.size(), c, &shape, copies, batch); !s) throw std::invalid_argument(s.message);
+  shape.canonical = canonical;
   if (points.size() != scalars.size() * std::size_t(copies))
     throw std::invalid_argument("pp::gpu::msm_twin: " + std::to_string(points.size()) + " points for " +
                                 std::to_string(copies) + " copies of " + std::to_string(scalars.size()) + " bases");
@@ -78,8 +80,8 @@ Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scal
     const int j = p * shape.batch, windows = shape.pass_windows(p);
     const std::size_t m = n * std::size_t(windows);
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
-      digit_entries(scalars[i], uint32_t(i), n, shape.c, j * shape.copies, windows, shape.copies, null_key,
-                    keys.data(), values.data());
+      digit_entries(scalars[i], shape.canonical, uint32_t(i), n, shape.c, j * shape.copies, windows, shape.copies,
+                    null_key, keys.data(), values.data());
     });
     // A stable sort by key, as the device's radix sort.
     order.resize(m);
@@ -164,8 +166,8 @@ Jacobian<C> batch_add_twin(std::span<const Affine<C>> points, std::span<const ui
 
 template Jacobian<G1Curve> msm_combine(const G1XYZZ*, const MsmShape&);
 template Jacobian<G2Curve> msm_combine(const G2XYZZ*, const MsmShape&);
-template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int, int);
-template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int, int);
+template Jacobian<G1Curve> msm_twin(std::span<const G1Affine>, std::span<const Fr>, int, int, int, bool);
+template Jacobian<G2Curve> msm_twin(std::span<const G2Affine>, std::span<const Fr>, int, int, int, bool);
 template std::vector<G1Affine> precompute_twin(std::span<const G1Affine>, int, int);
 template std::vector<G2Affine> precompute_twin(std::span<const G2Affine>, int, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);

@@ -24,10 +24,11 @@ constexpr int kThreads = 128;           // accumulation / reduction block size
 
 unsigned blocks_for(uint64_t items, unsigned threads = kThreads) { return unsigned((items + threads - 1) / threads); }
 
+template <bool kCanonical>
 __global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int windows, int copies,
                               uint32_t null_key, uint32_t* keys, uint32_t* values) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) digit_entries(scalars[i], i, n, c, w0, windows, copies, null_key, keys, values);
+  if (i < n) digit_entries(scalars[i], kCanonical, i, n, c, w0, windows, copies, null_key, keys, values);
 }
 
 template <class C>
@@ -297,7 +298,8 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     XYZZ<C>* bw = ws.buckets + std::size_t(j) * sh.buckets();
     const uint64_t m = uint64_t(n) * uint64_t(windows);  // this pass's entries
     const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
-    device::launch(digits_kernel, blocks_for(n, 256), 256, 0, stream, d_scalars, n, sh.c, j * sh.copies, windows,
+    device::launch(sh.canonical ? digits_kernel<true> : digits_kernel<false>, blocks_for(n, 256), 256, 0, stream,
+                   d_scalars, n, sh.c, j * sh.copies, windows,
                    sh.copies, null_key, ws.keys, ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);

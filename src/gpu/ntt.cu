@@ -111,6 +111,7 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
 Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
   if (Status s = check_lg(t.lg); !s) return s;
   if (d_a == nullptr) return Status::invalid("pp::gpu::ntt: null data pointer");
+  if (const std::string why = check_op(op); !why.empty()) return Status::invalid("pp::gpu::ntt: " + why);
   const std::size_t n = std::size_t(1) << t.lg;
   const NttSchedule s = schedule(op);
   const NttPlan plan = make_ntt_plan(t.lg);

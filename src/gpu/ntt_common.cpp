@@ -16,11 +16,19 @@ NttSchedule schedule(const NttOp& op) {
   s.inverse = op.dir == Direction::inverse;
   if (op.dir == Direction::forward) {
     s.pre = op.coset ? Scale::shift : Scale::none;
+  } else if (op.canonical_out) {
+    s.post = op.coset ? Scale::shift_inv_canonical : Scale::size_inv_canonical;
   } else {
     s.post = op.coset ? Scale::shift_inv : Scale::size_inv;
   }
   s.permute_after = op.out == op.in;
   return s;
+}
+
+std::string check_op(const NttOp& op) {
+  if (op.canonical_out && op.dir == Direction::forward)
+    return "canonical output is for inverse transforms (their last scaling leaves Montgomery form)";
+  return {};
 }
 
 PassStep pass_step(const NttSchedule& s, const NttPlan& plan, int i) {
@@ -62,6 +70,7 @@ void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const Ntt
   if (a.size() != d.size())
     throw std::invalid_argument("pp::gpu::ntt_twin: " + std::to_string(a.size()) + " values for a domain of " +
                                 std::to_string(d.size()));
+  if (const std::string why = check_op(op); !why.empty()) throw std::invalid_argument("pp::gpu::ntt_twin: " + why);
   std::vector<Fr> buf(table_elements(lg));
   tbb::parallel_for(std::size_t(0), buf.size(), [&](std::size_t i) { buf[i] = table_entry(roots, lg, i); });
   const NttTables t = bind_tables(buf.data(), lg, d.size_inv());

@@ -218,6 +218,9 @@ struct Prover::Impl {
   std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
   NttTables tables{};
+  // The H step's factor: 1/Z(coset) for bellman (the inverse coset NTT after it leaves Montgomery
+  // form); for snarkjs, whose H step is the last, 1 as a canonical integer in the limbs (the
+  // product by it leaves Montgomery form). Either way the H MSM gets canonical scalars.
   Fr h_factor;
   // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
   engine::DeviceCalls own_calls;
@@ -342,9 +345,10 @@ struct Prover::Impl {
   // ---- the compute phase's pieces ----
 
   // Dense MSM over points [0, n) (resident: d_points; streamed: chunks of h_points) with device
-  // scalars, accumulated into `windows`. Streamed, stage slot ss's b and c (dead once the event
-  // `stage_dead` has passed) may hold its workspace and, after the first piece (which comes
-  // through chunk buffer 0, copied while the NTTs run), its point buffers (MemoryPlan::h_chunk).
+  // scalars as canonical integers (the H step leaves them so), accumulated into `windows`.
+  // Streamed, stage slot ss's b and c (dead once the event `stage_dead` has passed) may hold its
+  // workspace and, after the first piece (which comes through chunk buffer 0, copied while the
+  // NTTs run), its point buffers (MemoryPlan::h_chunk).
   void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
                     XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead) {
     void* ws = region<void>("compute.workspace");
@@ -369,6 +373,7 @@ struct Prover::Impl {
       // The resident fixed-base table in srs.h (built at load for plan.window_h): one piece.
       MsmShape sh;
       check(make_msm_shape(n, plan.window_h, &sh, plan.h_copies));
+      sh.canonical = true;
       if (n != pk.h.size()) throw GpuError(Status::invalid("GPU prover: the H table holds another count of points"));
       *shape_out = sh;
       check(msm<G1Curve>(d_points, d_scalars, sh, ws, ws_bytes, windows, compute, nullptr, true));
@@ -380,6 +385,7 @@ struct Prover::Impl {
       m = std::min(k == 0 ? first : piece, n - off);
       MsmShape sh;
       check(make_msm_shape(m, c, &sh));
+      sh.canonical = true;
       const bool via_stage = points_in_stage && k > 0;
       const int j = int((k + 1) % 2);  // stage point buffer of piece k >= 1
       const G1Affine* pts = d_points ? d_points + off : nullptr;
@@ -674,7 +680,12 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
 
   const Domain domain(shape.lg, pk.convention.domain_generator);
   const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
-  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : Fr::one();
+  if (bellman) {
+    m.h_factor = domain.vanishing_on_coset().inverse();
+  } else {
+    m.h_factor = Fr::zero();
+    m.h_factor.l[0] = 1;
+  }
   check(ntt_tables_init(m.region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
                         &m.tables));
   if (m.resident) {
@@ -844,7 +855,7 @@ void Prover::enqueue_compute(Partition& p) {
   check(device::MemsetAsync(m.g1_sums(ms), 0, m.sums_bytes(), s), "GPU prover: clear sums");
 
   // H: c = a∘b, then a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
-  // coefficients for bellman; the result is in a, in natural order.
+  // coefficients for bellman; the result is in a, in natural order, as canonical integers (h_factor).
   Fr* a = m.region<Fr>(m.slot("stage", ss, "a"));
   Fr* b = m.region<Fr>(m.slot("stage", ss, "b"));
   Fr* c = m.region<Fr>(m.slot("stage", ss, "c"));
@@ -856,7 +867,7 @@ void Prover::enqueue_compute(Partition& p) {
   }
   check(h_step(a, b, c, n, m.h_factor, s));
   if (m.pk.convention.h_basis == HBasis::bellman)
-    check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true}, s));
+    check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true, true}, s));
   check(device::EventRecord(ev[kNtt], s), "GPU prover: event");
 
   XYZZ<G1Curve>* g1 = m.g1_sums(ms);

@@ -17,6 +17,9 @@ struct BenchOptions {
   // picks for the device's free memory, which then also picks the window).
   int copies = 1;
   int batch = 0;  // msm: sets per pass (0: msm_batch's choice)
+  // msm: the scalars as canonical integers (as the anchors are given them) or in Montgomery form
+  // (every pass takes them out of it). The random scalars are below 2^254, valid either way.
+  bool canonical = true;
   int warmup = 1;
   int runs = 5;
   int device = 0;
@@ -29,6 +32,7 @@ struct BenchResult {
   int lg = 0, window = 0;
   int copies = 1;            // msm: fixed-base table copies (1: none)
   int batch = 1;             // msm: sets per pass
+  bool canonical = true;     // msm: the scalars' form (BenchOptions::canonical)
   double precompute_ms = 0;  // msm: building the table (once, not in the median)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;

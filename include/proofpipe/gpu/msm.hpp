@@ -31,6 +31,10 @@ struct MsmShape {
   int c = 0;
   int copies = 1;
   int batch = 1;
+  // The form the scalars come in: Montgomery (false: each pass takes them out of it) or the
+  // canonical integers themselves, below r (true: a producer that can emit them for free, such
+  // as the prover's last H step, spares every pass that product).
+  bool canonical = false;
   int windows() const { return msm_digits::num_windows(c); }
   int sets() const { return (windows() + copies - 1) / copies; }
   // Copies (windows) in set j: the last set may hold fewer.
@@ -112,7 +116,7 @@ inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block fo
 // `points`: copies·n points, a fixed-base table when copies > 1 (precompute_twin).
 template <class C>
 Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1,
-                     int batch = 0);
+                     int batch = 0, bool canonical = false);
 // The fixed-base table of `copies` copies of the n = points.size() bases for c-bit windows:
 // copy k (at k·n) holds 2^(k·c)·P_i, copy 0 the bases (precompute_bases' twin).
 template <class C>
@@ -134,10 +138,11 @@ struct MsmTrace {
 inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std::size_t(shape.passes()); }
 
 // d_window_sums[0 .. shape.sets()) = the sums of sum_i scalars[i]·points[i], one per set of
-// windows (scalars in Montgomery form, points may be infinity); msm_combine finishes it on the
-// host. d_points holds shape.copies·n points (a fixed-base table, copy k at k·n; one copy: the
-// bases). With `accumulate` the sums are added to d_window_sums instead (an MSM in pieces of one
-// shape's c and copies; all-zero bytes are the point at infinity).
+// windows (scalars in Montgomery form, or canonical ones with shape.canonical; points may be
+// infinity); msm_combine finishes it on the host. d_points holds shape.copies·n points (a
+// fixed-base table, copy k at k·n; one copy: the bases). With `accumulate` the sums are added
+// to d_window_sums instead (an MSM in pieces of one shape's c and copies; all-zero bytes are
+// the point at infinity).
 template <class C>
 Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
            std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr,

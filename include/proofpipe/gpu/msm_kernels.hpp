@@ -52,12 +52,17 @@ inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 // pass, whose sets (of `copies` windows each) start at window w0: window j of the pass is copy
 // k = j mod copies of the pass's set b = j / copies; its entry e = j·n + i gets key
 // b·2^(c-1) + |d|-1 or null_key when d = 0, and value = (k·n + i) | sign << 31 (the point's
-// index in the fixed-base table). The scalar leaves Montgomery form once per pass, and the
-// carries of windows 0 .. w0-1 are recomputed (integer work).
-PP_HD PP_INLINE void digit_entries(const Fr& scalar, uint32_t i, uint64_t n, int c, int w0, int windows, int copies,
-                                   uint32_t null_key, uint32_t* keys, uint32_t* values) {
+// index in the fixed-base table). A Montgomery scalar leaves that form once per pass (`canonical`:
+// its limbs are the integer already), and the carries of windows 0 .. w0-1 are recomputed
+// (integer work).
+PP_HD PP_INLINE void digit_entries(const Fr& scalar, bool canonical, uint32_t i, uint64_t n, int c, int w0,
+                                   int windows, int copies, uint32_t null_key, uint32_t* keys, uint32_t* values) {
   uint64_t k[4];
-  scalar.to_canonical(k);
+  if (canonical) {
+    for (int t = 0; t < 4; ++t) k[t] = scalar.l[t];
+  } else {
+    scalar.to_canonical(k);
+  }
   const uint32_t half = uint32_t(1) << (c - 1);
   uint32_t carry = 0;
   for (int v = 0; v < w0; ++v) carry = msm_digits::window_bits_at(k, v * c, c) + carry > half ? 1u : 0u;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 
 #include "proofpipe/gpu/ntt_kernels.hpp"
 #include "proofpipe/gpu/status.hpp"
@@ -23,6 +24,9 @@ struct NttOp {
   Order in = Order::natural;
   Order out = Order::bit_reversed;
   bool coset = false;
+  // Inverse transforms only: the output as canonical integers in the limbs rather than in
+  // Montgomery form (the input form of MsmShape::canonical), at no extra cost.
+  bool canonical_out = false;
 };
 
 // The steps an NttOp expands to. Natural input runs DIF (output bit-reversed), bit-reversed
@@ -36,6 +40,8 @@ struct NttSchedule {
   bool permute_after = false;
 };
 NttSchedule schedule(const NttOp& op);
+// Empty, or why `op` cannot run (canonical_out on a forward transform).
+std::string check_op(const NttOp& op);
 
 // Step i of running a schedule over a plan: the pass (top bits first for DIF, low bits first for
 // DIT) and its job — the first step takes the schedule's `pre` scaling, the last its `post`.
@@ -53,6 +59,7 @@ NttRoots roots_of(const Domain& d, const Fr& shift);
 // ---- CPU twin (always built; CI checks it against pp::ntt) ----
 // Runs schedule(op) with the kernels' bodies in loops over host memory. max_pass < kMaxPassLg
 // splits the transform into more passes than the GPU uses (to test multi-pass plans cheaply).
+// Throws invalid_argument where ntt() returns it.
 void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass = kMaxPassLg);
 
 // ---- Device API (library proofpipe_gpu, built with CUDA) ----
@@ -62,7 +69,8 @@ std::size_t ntt_tables_bytes(int lg);
 // returns the table view in *out (valid once the stream reaches this point).
 Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots& roots, Stream stream,
                        NttTables* out);
-// In-place transform of 2^tables.lg elements at d_a.
+// In-place transform of 2^tables.lg elements at d_a (invalid_argument for canonical_out on a
+// forward transform).
 Status ntt(Fr* d_a, const NttTables& tables, const NttOp& op, Stream stream);
 // d_c[i] = d_a[i]·d_b[i] for i < n (c_step_element).
 Status c_step(Fr* d_c, const Fr* d_a, const Fr* d_b, std::size_t n, Stream stream);

@@ -172,7 +172,10 @@ struct NttTables {
   const Fr* shift_inv_lo = nullptr; const Fr* shift_inv_hi = nullptr;
   const Fr* small_fwd = nullptr; const Fr* small_inv = nullptr;
   const Fr* mid_fwd = nullptr; const Fr* mid_inv = nullptr;
-  Fr size_inv;  // 1 / 2^lg
+  Fr size_inv;        // 1 / 2^lg
+  // The canonical integer of 1 / 2^lg in the limbs: the Montgomery product of x·R by it is x/2^lg
+  // itself, so the last scaling of an inverse transform can leave Montgomery form for free.
+  Fr size_inv_plain;
 };
 
 PP_HD inline int table_split(int lg) { return (lg + 1) / 2; }
@@ -217,6 +220,7 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
   t.mid_fwd = p; p += mid;
   t.mid_inv = p;
   t.size_inv = size_inv;
+  size_inv.to_canonical(t.size_inv_plain.l);
   return t;
 }
 
@@ -310,15 +314,25 @@ enum class Scale : uint8_t {
   shift,          // a[i] *= shift^idx           (coset forward, before the transform)
   shift_inv,      // a[i] *= shift^-idx · factor (coset inverse, after it; factor = 1/n)
   size_inv,       // a[i] *= 1/n
+  // The last two with the result as canonical integers (out of Montgomery form), at the same
+  // cost: the factor's last product is by size_inv_plain.
+  shift_inv_canonical,
+  size_inv_canonical,
 };
 
-// The factor of Scale `kind` (not none) for natural index idx.
+// The factor of Scale `kind` (not none) for natural index idx. For the canonical kinds it is
+// the factor's integer f itself (not f·R), so that x·R times it (a Montgomery product) is the
+// integer of x·f.
 PP_HD PP_INLINE Fr scale_factor(const NttTables& t, Scale kind, uint64_t idx) {
   switch (kind) {
     case Scale::shift:
       return two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
     case Scale::shift_inv:
       return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv;
+    case Scale::shift_inv_canonical:
+      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv_plain;
+    case Scale::size_inv_canonical:
+      return t.size_inv_plain;
     default:
       return t.size_inv;
   }
