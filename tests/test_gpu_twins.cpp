@@ -106,7 +106,7 @@ TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
 // Each scalar's canonical integer in its limbs (the input form of MsmShape::canonical).
 std::vector<Fr> canonical_limbs(const std::vector<Fr>& ks) {
   std::vector<Fr> out(ks.size());
-  for (std::size_t i = 0; i < ks.size(); ++i) ks[i].to_canonical(out[i].l);
+  for (std::size_t i = 0; i < ks.size(); ++i) out[i] = ks[i].canonical_limbs();
   return out;
 }
 
@@ -218,7 +218,6 @@ TEST(CStep, ElementFormula) {
 }
 
 // ---------------------------------------------------------------- MSM
-
 
 template <class C>
 void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what,

@@ -101,7 +101,7 @@ const char* order_name(Order o) { return o == Order::natural ? "N" : "R"; }
 // MsmShape::canonical).
 std::vector<Fr> canonical_limbs(const std::vector<Fr>& v) {
   std::vector<Fr> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i].to_canonical(out[i].l);
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i].canonical_limbs();
   return out;
 }
 

@@ -299,8 +299,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     const uint64_t m = uint64_t(n) * uint64_t(windows);  // this pass's entries
     const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
     device::launch(sh.canonical ? digits_kernel<true> : digits_kernel<false>, blocks_for(n, 256), 256, 0, stream,
-                   d_scalars, n, sh.c, j * sh.copies, windows,
-                   sh.copies, null_key, ws.keys, ws.values);
+                   d_scalars, n, sh.c, j * sh.copies, windows, sh.copies, null_key, ws.keys, ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
     std::size_t temp = ws.sort_bytes;

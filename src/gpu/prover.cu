@@ -680,12 +680,7 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
 
   const Domain domain(shape.lg, pk.convention.domain_generator);
   const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
-  if (bellman) {
-    m.h_factor = domain.vanishing_on_coset().inverse();
-  } else {
-    m.h_factor = Fr::zero();
-    m.h_factor.l[0] = 1;
-  }
+  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : Fr::one().canonical_limbs();
   check(ntt_tables_init(m.region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
                         &m.tables));
   if (m.resident) {

@@ -844,6 +844,14 @@ struct alignas(8) Field {
     const Field c = *this * one_raw;
     for (int i = 0; i < N; ++i) x[i] = c.l[i];
   }
+  // The canonical integer held in the limbs: not an element in Montgomery form but the operand
+  // whose Montgomery product with y·R is the integer of y·x, so a last scaling by it also leaves
+  // Montgomery form (gpu::NttOp::canonical_out, the GPU prover's H step).
+  PP_HD Field canonical_limbs() const {
+    Field r;
+    to_canonical(r.l);
+    return r;
+  }
 
   // ----- bytes (canonical value) -----
   // Big-endian, BYTES long. False when the value is >= p.

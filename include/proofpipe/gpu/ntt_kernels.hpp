@@ -220,7 +220,7 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
   t.mid_fwd = p; p += mid;
   t.mid_inv = p;
   t.size_inv = size_inv;
-  size_inv.to_canonical(t.size_inv_plain.l);
+  t.size_inv_plain = size_inv.canonical_limbs();
   return t;
 }
 
