@@ -10,11 +10,61 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "proofpipe/ec/fixed_base.hpp"
 #include "proofpipe/gpu/prover.hpp"
 #include "proofpipe/gpu/prover_kernels.hpp"
 
 namespace pp::gpu {
+
+namespace {
+
+// Copies of whole 16-byte words into a pack buffer. The packed chunk is written once and next read
+// by the DMA engine, so where the target allows (SSE2, a 16-byte aligned buffer) the stores are
+// non-temporal: they go to memory without first reading each destination line into the cache,
+// which is a third of the packing's memory traffic. `fence` makes them visible before the copy
+// that follows the packing starts.
+struct PackWriter {
+  bool streaming;
+  explicit PackWriter(const char* out) : streaming(kCanStream && reinterpret_cast<uintptr_t>(out) % 16 == 0) {}
+#if defined(__SSE2__)
+  static constexpr bool kCanStream = true;
+#else
+  static constexpr bool kCanStream = false;
+#endif
+  template <std::size_t kBytes>
+  void put(void* dst, const void* src) const {
+    static_assert(kBytes % 16 == 0, "whole 16-byte words");
+#if defined(__SSE2__)
+    if (streaming) {
+      auto* d = static_cast<__m128i*>(dst);
+      const auto* s = static_cast<const __m128i*>(src);
+      for (std::size_t i = 0; i < kBytes / 16; ++i) _mm_stream_si128(d + i, _mm_loadu_si128(s + i));
+      return;
+    }
+#endif
+    std::memcpy(dst, src, kBytes);
+  }
+  void put_bytes(char* dst, const char* src, std::size_t n) const {
+    if (reinterpret_cast<uintptr_t>(dst) % 16 != 0) {
+      std::memcpy(dst, src, n);
+      return;
+    }
+    std::size_t i = 0;
+    for (; i + 64 <= n; i += 64) put<64>(dst + i, src + i);
+    if (i < n) std::memcpy(dst + i, src + i, n - i);
+  }
+  void fence() const {
+#if defined(__SSE2__)
+    if (streaming) _mm_sfence();
+#endif
+  }
+};
+
+}  // namespace
 
 ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux) {
   ZClasses out;
@@ -169,15 +219,18 @@ PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off,
                                 std::to_string(counts.tail) + " tail points, " + std::to_string(tail.size()) +
                                 " tail scalars were given");
   P* dst = reinterpret_cast<P*>(out);
+  const PackWriter writer(out);
+  static_assert(sizeof(P) % 16 == 0, "a point is whole 16-byte words (a packed point stays 16-byte aligned)");
   tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
     std::size_t one = ones_at[k], rest = counts.ones + tail_at[k];
     for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w) {
       const P* src = points + off + w * 64;
       for (uint64_t x = word(bits.ones, w); x != 0; x &= x - 1)
-        std::memcpy(dst + one++, src + popcount64((x & (~x + 1)) - 1), sizeof(P));
+        writer.put<sizeof(P)>(dst + one++, src + popcount64((x & (~x + 1)) - 1));
       for (uint64_t x = word(bits.other, w); x != 0; x &= x - 1)
-        std::memcpy(dst + rest++, src + popcount64((x & (~x + 1)) - 1), sizeof(P));
+        writer.put<sizeof(P)>(dst + rest++, src + popcount64((x & (~x + 1)) - 1));
     }
+    writer.fence();
   });
   uint64_t* ones = reinterpret_cast<uint64_t*>(out + lay.ones);
   std::fill(ones, ones + counts.ones / 64, ~uint64_t(0));
@@ -185,7 +238,8 @@ PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off,
   constexpr std::size_t kScalars = std::size_t(1) << 16;
   tbb::parallel_for(std::size_t(0), (tail.size() + kScalars - 1) / kScalars, [&](std::size_t k) {
     const std::size_t lo = k * kScalars, n = std::min(kScalars, tail.size() - lo);
-    std::memcpy(out + lay.scalars + lo * sizeof(Fr), tail.data() + lo, n * sizeof(Fr));
+    writer.put_bytes(out + lay.scalars + lo * sizeof(Fr), reinterpret_cast<const char*>(tail.data() + lo), n * sizeof(Fr));
+    writer.fence();
   });
   return counts;
 }
