@@ -832,6 +832,7 @@ int run_main(int argc, char** argv) {
   H.run<Fr>("Fr add", n, d, h, [&](const Buffers& b) { return BinaryOp<Fr, AddFn>{b.ra, b.rb, (Fr*)b.out}; }, f_ok);
   H.run<Fr>("Fr sub", n, d, h, [&](const Buffers& b) { return BinaryOp<Fr, SubFn>{b.ra, b.rb, (Fr*)b.out}; }, f_ok);
   H.run<Fr>("Fr mul", n, d, h, [&](const Buffers& b) { return BinaryOp<Fr, MulFn>{b.ra, b.rb, (Fr*)b.out}; }, f_ok);
+  H.run<Fr>("Fr sqr", n, d, h, [&](const Buffers& b) { return UnaryOp<Fr, Fr, SqrFn>{b.ra, (Fr*)b.out}; }, f_ok);
   // Fp2 (the Fp arrays read as n Fp2 each)
   H.run<Fp2>("Fp2 mul", n, d, h,
              [&](const Buffers& b) { return BinaryOp<Fp2, MulFn>{(const Fp2*)b.fa, (const Fp2*)b.fb, (Fp2*)b.out}; },
