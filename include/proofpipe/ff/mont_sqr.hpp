@@ -1,7 +1,7 @@
 // Montgomery squaring over W 32-bit words, written once over a carry-chain primitive set `K`:
 // on the device K is PtxCarry (the hardware carry flag, one PTX instruction per call); on the
 // host K is EmuCarry, the same instructions emulated with an explicit flag, so CI runs the very
-// sequence the GPU runs (tests/test_field.cpp, MontSqrWords) against GMP.
+// sequence the GPU runs (tests/test_field.cpp, DeviceSquaringSequence*) against GMP.
 //
 // Why a squaring of its own: the product a·b costs W² word products for a·b plus W² for the
 // reduction. a² needs only the W(W-1)/2 products a_i·a_j (i < j), doubled, plus the W squares
@@ -9,15 +9,14 @@
 // 144 as before, so about 23 % fewer multiply-adds. Two of the ten products of the MSM's mixed
 // addition are squares.
 //
-// The steps, all over fixed word indices (unrolled on the device, so the accumulator words
-// are registers):
-//   1. off-diagonal U = sum_{i<j} a_i·a_j·2^(32(i+j)) in two accumulators by the parity of a
-//      product's low word: row i's products alternate between them, so each row is two
-//      independent carry chains (as the product's even/odd split, field.hpp), and the chains'
-//      words are pairs (lo, hi) that never overlap inside one accumulator. A word is written
-//      fresh the first time a chain reaches it (the `top` trackers), accumulated after.
-//   2. T = 2·(E + O) + sum_i a_i²·2^(64i): one merge chain, one doubling chain, one diagonal
-//      chain. T < p² < 2^(64W).
+// The steps, all over fixed word indices (unrolled on the device, so the words are registers):
+//   1. off-diagonal U = sum_{i<j} a_i·a_j·2^(32(i+j)) into one accumulator t, row by row, each
+//      row as two carry chains (j = i+1, i+3, ... and j = i+2, i+4, ...) whose (lo, hi) word
+//      pairs do not overlap. A word is written fresh the first time a chain reaches it (the
+//      `top` tracker), accumulated after. One accumulator, not one per parity as the product's
+//      even/odd split: two 2W-word arrays beside the MSM's live points made the accumulation
+//      kernel spill at its 168 registers (docs/PERF.md, v12).
+//   2. T = 2·U + sum_i a_i²·2^(64i): one doubling chain, one diagonal chain. T < p² < 2^(64W).
 //   3. REDC of T's low half lo (W rows of q = x_0·(-p^-1) mod 2^32, x = (x + q·p)/2^32), in the
 //      product's two-accumulator form with the shift folded into the odd chain; the result r
 //      is at most p. With hi = T's high half (< p), r + hi < 2p: one conditional subtraction
@@ -129,47 +128,44 @@ struct PtxCarry {
 #endif
 
 // One chain of step 1: the products a_i·a_j for j = j0, j0 + 2, ... < W (low word at position
-// i + j) added into `acc` (words indexed by position), whose words up to *top hold values;
-// positions above are written fresh. The chain's carry goes into the word after its last.
+// i + j) added into t, whose words up to *top hold values (positions above are written fresh);
+// the chain's carry goes up to the first fresh word or the rows' bound.
 template <int W, class K>
-PP_HD PP_INLINE void sqr_chain(K& k, uint32_t* acc, int* top, const uint32_t* a, int i, int j0) {
+PP_HD PP_INLINE void sqr_chain(K& k, uint32_t* t, int* top, const uint32_t* a, int i, int j0) {
   if (j0 >= W) return;
-  const auto in = [&](int pos) { return pos <= *top ? acc[pos] : 0u; };
+  const auto in = [&](int pos) { return pos <= *top ? t[pos] : 0u; };
   int pos = i + j0;
-  acc[pos] = k.mad_lo_cc(a[i], a[j0], in(pos));
-  acc[pos + 1] = k.madc_hi_cc(a[i], a[j0], in(pos + 1));
+  t[pos] = k.mad_lo_cc(a[i], a[j0], in(pos));
+  t[pos + 1] = k.madc_hi_cc(a[i], a[j0], in(pos + 1));
   PP_UNROLL
   for (int j = j0 + 2; j < W; j += 2) {
     pos = i + j;
-    acc[pos] = k.madc_lo_cc(a[i], a[j], in(pos));
-    acc[pos + 1] = k.madc_hi_cc(a[i], a[j], in(pos + 1));
+    t[pos] = k.madc_lo_cc(a[i], a[j], in(pos));
+    t[pos + 1] = k.madc_hi_cc(a[i], a[j], in(pos + 1));
   }
-  acc[pos + 2] = k.addc(in(pos + 2), 0u);
-  if (pos + 2 > *top) *top = pos + 2;
+  // Rows 0 .. i sum to less than 2^(32(i+W+1)+1): no carry goes past position i + W + 1. (In
+  // 4·10^6 emulated squares, 6.8·10^7 chains, of random and carry-patterned values no carry
+  // went past the first word above a chain; the loop stays because that is not proven.)
+  const int limit = i + W + 1;
+  for (pos += 2; pos < limit && pos <= *top; ++pos) t[pos] = k.addc_cc(t[pos], 0u);
+  t[pos] = k.addc(in(pos), 0u);
+  if (pos > *top) *top = pos;
 }
 
 // r = a²·2^(-32W) mod m (words of a Montgomery element; a < m < 2^(32W-1)), inv = -m^-1 mod 2^32.
 template <int W, class K>
 PP_HD PP_INLINE void mont_sqr_words(K& k, uint32_t* r, const uint32_t* a, const uint32_t* m, uint32_t inv) {
   static_assert(W % 2 == 0 && W >= 4, "an even word count");
-  // Step 1. ev holds the pairs whose low word is at an even position, od at an odd one.
-  uint32_t ev[2 * W + 1], od[2 * W + 1];
-  int ev_top = -1, od_top = -1;
+  // Step 1. Row i is two chains (j = i+1, i+3, ... and j = i+2, i+4, ...), whose pairs of
+  // words do not overlap inside a chain; both add into t. No row reaches below position 2i+1.
+  uint32_t t[2 * W];
+  int top = -1;
   PP_UNROLL
   for (int i = 0; i < W - 1; ++i) {
-    // Row i: j = i+1, i+2, ...; i + j is odd for j = i+1, i+3, ... and even for j = i+2, ...
-    sqr_chain<W>(k, od, &od_top, a, i, i + 1);
-    sqr_chain<W>(k, ev, &ev_top, a, i, i + 2);
+    sqr_chain<W>(k, t, &top, a, i, i + 1);  // first: it starts lower (2i+1), so t stays contiguous
+    sqr_chain<W>(k, t, &top, a, i, i + 2);
   }
-  // Step 2. t = 2·(ev + od) + diagonal. od starts at position 1, ev at 2; both end by 2W - 1.
-  uint32_t t[2 * W];
-  t[0] = 0;
-  t[1] = od[1];
-  t[2] = k.add_cc(ev[2], od[2]);
-  PP_UNROLL
-  for (int pos = 3; pos < 2 * W - 1; ++pos)
-    t[pos] = k.addc_cc(pos <= ev_top ? ev[pos] : 0u, pos <= od_top ? od[pos] : 0u);
-  t[2 * W - 1] = k.addc(2 * W - 1 <= ev_top ? ev[2 * W - 1] : 0u, 2 * W - 1 <= od_top ? od[2 * W - 1] : 0u);
+  // Step 2. t = 2·t + diagonal; t covered positions 1 .. 2W-1 (U < 2^(64W-1)).
   t[1] = k.add_cc(t[1], t[1]);
   PP_UNROLL
   for (int pos = 2; pos < 2 * W - 1; ++pos) t[pos] = k.addc_cc(t[pos], t[pos]);
