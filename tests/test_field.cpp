@@ -273,26 +273,6 @@ TYPED_TEST(FieldTest, EveryHostPathMatchesGmp) {
   }
 }
 
-// The device squaring (ff/mont_sqr.hpp) is one instruction sequence over carry-chain primitives;
-// run with their host emulation it must give a²·R^-1 mod p, fully reduced, for every value.
-template <class F>
-F emulated_device_sqr(const F& a) {
-  constexpr Limbs<F::N> m = F::Consts::modulus;
-  F r;
-  detail::EmuCarry k;
-  detail::mont_sqr_words<2 * F::N>(k, reinterpret_cast<uint32_t*>(r.l), reinterpret_cast<const uint32_t*>(a.l),
-                                   reinterpret_cast<const uint32_t*>(m.v), uint32_t(F::Consts::inv64));
-  return r;
-}
-
-TYPED_TEST(FieldTest, DeviceSquaringSequenceMatchesGmp) {
-  for (size_t i = 0; i < this->elems_.size(); ++i) {
-    Mpz sq;
-    mpz_mul(sq.get(), this->values_[i].get(), this->values_[i].get());
-    ASSERT_EQ(value(emulated_device_sqr(this->elems_[i])), this->reduce(sq)) << this->values_[i].hex();
-  }
-}
-
 // Raw Montgomery limbs (any value below p is an element) built from carry-heavy limb patterns:
 // 0, 1, all ones, 2^63, the modulus limbs and their neighbours.
 template <class F>
@@ -308,17 +288,6 @@ F patterned_element(std::mt19937_64& rng) {
     Limbs<F::N> v{};
     for (int i = 0; i < F::N; ++i) v.v[i] = a.l[i];
     if (limbs::less(v, m)) return a;
-  }
-}
-
-// The same on carry-heavy limb patterns (all-ones words, the modulus' own words), against the
-// host product a·a (itself checked against GMP above).
-TYPED_TEST(FieldTest, DeviceSquaringSequenceOnCarryPatterns) {
-  using F = TypeParam;
-  std::mt19937_64 rng(kSeed + 17);
-  for (int k = 0; k < 50000; ++k) {
-    const F a = patterned_element<F>(rng);
-    ASSERT_EQ(emulated_device_sqr(a), a * a) << "pattern " << k;
   }
 }
 

@@ -7,7 +7,6 @@
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/core/limbs.hpp"
 #include "proofpipe/core/pow.hpp"
-#include "proofpipe/ff/mont_sqr.hpp"
 
 #if !PP_DEVICE_CODE && defined(__x86_64__)
 #include <cpuid.h>      // __get_cpuid_count: the BMI2/ADX check
@@ -958,17 +957,7 @@ struct alignas(8) Field {
     return *this;
 #endif
   }
-  // On the device a squaring of its own (mont_sqr.hpp: ~23 % fewer multiply-adds than a·a);
-  // on the host the product kernel (see sqr_into).
-  PP_HD Field sqr() const {
-#if PP_DEVICE_CODE
-    Field r;
-    sqr_into(r, *this);
-    return r;
-#else
-    return *this * *this;
-#endif
-  }
+  PP_HD Field sqr() const { return *this * *this; }
   // this = this^2 without a temporary (see operator*=).
   PP_HD Field& square_inplace() {
 #if PP_DEVICE_CODE
@@ -990,21 +979,10 @@ struct alignas(8) Field {
     detail::mont_mul_host<P>(r.l, a.l, b.l);
 #endif
   }
-  // Device: the squaring of mont_sqr.hpp. Host: the product kernel with a = b: in a dependent
-  // chain it beats the dedicated 12-limb square plus reduction (sqr_wide_mulx6 + redc_mulx6:
-  // 39 ns against 36.4 ns here), whose shorter multiplication half is off the critical path of
-  // the reduction (docs/PERF.md, issue 18).
-  PP_HD PP_INLINE friend void sqr_into(Field& r, const Field& a) {
-#if PP_DEVICE_CODE
-    constexpr Limbs<N> m = Consts::modulus;
-    constexpr uint32_t inv32 = uint32_t(Consts::inv64);
-    static_assert(BITS < 32 * W, "mont_sqr_words needs p < 2^(32W-1)");
-    detail::PtxCarry k;
-    detail::mont_sqr_words<W>(k, r.w(), a.w(), reinterpret_cast<const uint32_t*>(m.v), detail::device_inv32<inv32>());
-#else
-    mul_into(r, a, a);
-#endif
-  }
+  // The product kernel with a = b: in a dependent chain it beats the dedicated 12-limb square
+  // plus reduction (sqr_wide_mulx6 + redc_mulx6: 39 ns against 36.4 ns here), whose shorter
+  // multiplication half is off the critical path of the reduction (docs/PERF.md, issue 18).
+  PP_HD PP_INLINE friend void sqr_into(Field& r, const Field& a) { mul_into(r, a, a); }
   PP_HD PP_INLINE friend void add_into(Field& r, const Field& a, const Field& b) {
 #if PP_DEVICE_CODE
     r = a + b;
