@@ -133,7 +133,7 @@ struct BenchGpuOptions {
   int lg = 20;
   int window = 0;            // msm window (0: default)
   int copies = 1;            // msm: fixed-base table copies (1: none, 0: the planner's choice)
-  int batch = 0;             // msm: sets sorted per pass (0: gpu::msm_batch's choice)
+  int batch = 0;             // msm: sets sorted per pass (0: as many as the card's free memory holds)
   std::string scalars = "canonical";  // msm (GPU): canonical | montgomery, the scalars' input form
   int runs = 5, warmup = 1, device = 0;
   bool cpu = false;  // msm only: time pp::msm on the host instead of the GPU kernel

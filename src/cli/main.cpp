@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
           ->check(CLI::Range(0, 64))
           ->capture_default_str();
       b->add_option("--batch", bench_gpu.batch,
-                    "Windows (sets of the table) sorted and summed in one pass (0: as many as fit 2^24 entries)")
+                    "Windows (sets of the table) sorted and summed in one pass (0: as many as the card's free memory holds)")
           ->check(CLI::Range(0, 128))
           ->capture_default_str();
       b->add_option("--scalars", bench_gpu.scalars,

@@ -132,6 +132,26 @@ void summarise(BenchResult& r, std::vector<double> ms) {
 // Modelled 32-bit IMAD count of one Fp multiplication (docs/PERF.md): 4W^2 + W, W = 12.
 constexpr double kFpMulImad = 588;
 
+// Sets per pass when none is given: as many as the card's free memory holds beside the table or
+// points, the scalars and a margin. A pass of several sets reads each scalar once for all of
+// them and gives the accumulation kernel fewer, fuller launches: G1 2^24 with all 13 windows in
+// one pass took 114.7 ms against 123.0 ms a window at a time (docs/PERF.md, v12). The prover
+// keeps the planner's kPassEntries, sized for its budgets.
+template <class C>
+int msm_batch_for_card(std::size_t n, int c, int copies) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const uint64_t fixed = (uint64_t(1) << 30) + n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>);
+  const uint64_t budget = free_bytes > fixed ? free_bytes - fixed : 0;
+  MsmShape one;
+  throw_if(make_msm_shape(n, c, &one, copies, 1));
+  for (int b = one.sets(); b > 1; --b) {
+    MsmShape s;
+    if (make_msm_shape(n, c, &s, copies, b).ok() && msm_workspace_bytes<C>(s) <= budget) return b;
+  }
+  return 0;  // msm_batch's choice
+}
+
 template <class C>
 BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   const std::size_t n = std::size_t(1) << o.lg;
@@ -148,8 +168,9 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     copies = ch.copies;
     if (c == 0) c = ch.c;
   }
+  const int batch = o.batch != 0 ? o.batch : msm_batch_for_card<C>(n, c, copies);
   MsmShape shape;
-  throw_if(make_msm_shape(n, c, &shape, copies, o.batch));
+  throw_if(make_msm_shape(n, c, &shape, copies, batch));
   shape.canonical = o.canonical;
   DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
   DeviceBuffer<Fr> ks(n);

@@ -16,7 +16,7 @@ struct BenchOptions {
   // msm: copies of the bases in a fixed-base table (1: none; 0: as engine::choose_fixed_base
   // picks for the device's free memory, which then also picks the window).
   int copies = 1;
-  int batch = 0;  // msm: sets per pass (0: msm_batch's choice)
+  int batch = 0;  // msm: sets per pass (0: as many as the card's free memory holds)
   // msm: the scalars as canonical integers (as the anchors are given them) or in Montgomery form
   // (every pass takes them out of it). The random scalars are below 2^254, valid either way.
   bool canonical = true;
