@@ -135,10 +135,12 @@ constexpr double kFpMulImad = 588;
 // Sets per pass when none is given: as many as the card's free memory holds beside the table or
 // points, the scalars and a margin. A pass of several sets reads each scalar once for all of
 // them and gives the accumulation kernel fewer, fuller launches: G1 2^24 with all 13 windows in
-// one pass took 114.7 ms against 123.0 ms a window at a time (docs/PERF.md, v12). The prover
-// keeps the planner's kPassEntries, sized for its budgets.
+// one pass took 113.2 ms against 122.0 ms a window at a time (docs/PERF.md, v12). G2 passes stop
+// at 2^26 entries: G2 2^24 took 359.3 ms in passes of 4 windows and 375.4 ms in one of 13. The
+// prover keeps the planner's kPassEntries, sized for its budgets.
 template <class C>
 int msm_batch_for_card(std::size_t n, int c, int copies) {
+  constexpr uint64_t kMaxEntries = std::is_same_v<C, G1Curve> ? uint64_t(1) << 31 : uint64_t(1) << 26;
   std::size_t free_bytes = 0, total_bytes = 0;
   PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const uint64_t fixed = (uint64_t(1) << 30) + n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>);
@@ -147,7 +149,8 @@ int msm_batch_for_card(std::size_t n, int c, int copies) {
   throw_if(make_msm_shape(n, c, &one, copies, 1));
   for (int b = one.sets(); b > 1; --b) {
     MsmShape s;
-    if (make_msm_shape(n, c, &s, copies, b).ok() && msm_workspace_bytes<C>(s) <= budget) return b;
+    if (make_msm_shape(n, c, &s, copies, b).ok() && s.entries() <= kMaxEntries && msm_workspace_bytes<C>(s) <= budget)
+      return b;
   }
   return 0;  // msm_batch's choice
 }
