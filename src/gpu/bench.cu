@@ -132,6 +132,9 @@ void summarise(BenchResult& r, std::vector<double> ms) {
 // Modelled 32-bit IMAD count of one Fp multiplication (docs/PERF.md): 4W^2 + W, W = 12.
 constexpr double kFpMulImad = 588;
 
+// What `bench msm` leaves free on the card when it sizes a table or a pass from the free memory.
+constexpr uint64_t kFreeMargin = uint64_t(1) << 30;
+
 // Sets per pass when none is given: as many as the card's free memory holds beside the table or
 // points, the scalars and a margin. A pass of several sets reads each scalar once for all of
 // them and gives the accumulation kernel fewer, fuller launches: G1 2^24 with all 13 windows in
@@ -143,7 +146,7 @@ int msm_batch_for_card(std::size_t n, int c, int copies) {
   constexpr uint64_t kMaxEntries = std::is_same_v<C, G1Curve> ? uint64_t(1) << 31 : uint64_t(1) << 26;
   std::size_t free_bytes = 0, total_bytes = 0;
   PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const uint64_t fixed = (uint64_t(1) << 30) + n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>);
+  const uint64_t fixed = kFreeMargin + n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>);
   const uint64_t budget = free_bytes > fixed ? free_bytes - fixed : 0;
   MsmShape one;
   throw_if(make_msm_shape(n, c, &one, copies, 1));
@@ -165,7 +168,7 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
     // The planner's table for what the card has free, less the scalars and a margin.
     std::size_t free_bytes = 0, total_bytes = 0;
     PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const uint64_t margin = uint64_t(1) << 30, scalars = n * sizeof(Fr);
+    const uint64_t margin = kFreeMargin, scalars = n * sizeof(Fr);
     const uint64_t budget = free_bytes > margin + scalars ? free_bytes - margin - scalars : 0;
     const engine::FixedBaseChoice ch = engine::choose_fixed_base(g1 ? engine::Curve::g1 : engine::Curve::g2, n, budget);
     copies = ch.copies;
