@@ -132,8 +132,14 @@ void summarise(BenchResult& r, std::vector<double> ms) {
 // Modelled 32-bit IMAD count of one Fp multiplication (docs/PERF.md): 4W^2 + W, W = 12.
 constexpr double kFpMulImad = 588;
 
-// What `bench msm` leaves free on the card when it sizes a table or a pass from the free memory.
-constexpr uint64_t kFreeMargin = uint64_t(1) << 30;
+// What `bench msm` may use of the card beside `held` bytes of its own, with a margin left free,
+// when it sizes a table or a pass from the free memory.
+uint64_t card_budget(uint64_t held) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const uint64_t fixed = (uint64_t(1) << 30) + held;
+  return free_bytes > fixed ? free_bytes - fixed : 0;
+}
 
 // Sets per pass when none is given: as many as the card's free memory holds beside the table or
 // points, the scalars and a margin. A pass of several sets reads each scalar once for all of
@@ -143,16 +149,14 @@ constexpr uint64_t kFreeMargin = uint64_t(1) << 30;
 // prover keeps the planner's kPassEntries, sized for its budgets.
 template <class C>
 int msm_batch_for_card(std::size_t n, int c, int copies) {
-  constexpr uint64_t kMaxEntries = std::is_same_v<C, G1Curve> ? uint64_t(1) << 31 : uint64_t(1) << 26;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const uint64_t fixed = kFreeMargin + n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>);
-  const uint64_t budget = free_bytes > fixed ? free_bytes - fixed : 0;
+  constexpr bool kG2 = std::is_same_v<C, G2Curve>;
+  const uint64_t budget = card_budget(n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>));
   MsmShape one;
   throw_if(make_msm_shape(n, c, &one, copies, 1));
   for (int b = one.sets(); b > 1; --b) {
-    MsmShape s;
-    if (make_msm_shape(n, c, &s, copies, b).ok() && s.entries() <= kMaxEntries && msm_workspace_bytes<C>(s) <= budget)
+    MsmShape s;  // make_msm_shape refuses passes of 2^31 entries or more
+    if (make_msm_shape(n, c, &s, copies, b).ok() && !(kG2 && s.entries() > (std::size_t(1) << 26)) &&
+        msm_workspace_bytes<C>(s) <= budget)
       return b;
   }
   return 0;  // msm_batch's choice
@@ -165,12 +169,9 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   int c = o.window, copies = o.copies;
   if (copies < 0) throw std::invalid_argument("bench msm: copies must be >= 0");
   if (copies == 0) {
-    // The planner's table for what the card has free, less the scalars and a margin.
-    std::size_t free_bytes = 0, total_bytes = 0;
-    PP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const uint64_t margin = kFreeMargin, scalars = n * sizeof(Fr);
-    const uint64_t budget = free_bytes > margin + scalars ? free_bytes - margin - scalars : 0;
-    const engine::FixedBaseChoice ch = engine::choose_fixed_base(g1 ? engine::Curve::g1 : engine::Curve::g2, n, budget);
+    // The planner's table for what the card has free beside the scalars.
+    const engine::FixedBaseChoice ch =
+        engine::choose_fixed_base(g1 ? engine::Curve::g1 : engine::Curve::g2, n, card_budget(n * sizeof(Fr)));
     copies = ch.copies;
     if (c == 0) c = ch.c;
   }
