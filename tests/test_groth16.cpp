@@ -192,18 +192,64 @@ TEST(Groth16, WitnessShapeAndRowsAreCheckedApart) {
   w.c.at_mut(5) += Fr::one();
   EXPECT_EQ(check_witness_shape(f.pk, w, 2).size(), check_witness(f.pk, f.witnesses[0], 2).size());
   try {
-    check_witness_rows(w, 2);
+    check_witness_values(w, 2);
     FAIL() << "an unsatisfied row passed";
   } catch (const WitnessError& e) {
     EXPECT_NE(std::string(e.what()).find("partition 2: a·b != c at constraint 5"), std::string::npos) << e.what();
   }
   EXPECT_THROW(check_witness(f.pk, w, 2), WitnessError);
-  check_witness_rows(f.witnesses[0], 0);  // a satisfied witness passes
+  check_witness_values(f.witnesses[0], 0);  // a satisfied witness passes
   Witness short_b = f.witnesses[0];
   std::vector<Fr> b = short_b.b.to_vector();
   b.pop_back();
   short_b.b = std::move(b);
   EXPECT_THROW(check_witness_shape(f.pk, short_b, 0), WitnessError);
+}
+
+// Values that are not field elements (a caller's borrowed arrays are checked only here) are named
+// by vector and index, as a ScalarRangeError; the lowest failing row is named, whatever failed.
+TEST(Groth16, ValuesOutOfRangeAreNamed) {
+  const Fixture f = make_fixture(6, 1);
+  const auto message = [&](const Witness& w) -> std::string {
+    try {
+      check_witness_values(w, 1);
+    } catch (const ScalarRangeError& e) {
+      return std::string("range: ") + e.what();
+    } catch (const WitnessError& e) {
+      return std::string("row: ") + e.what();
+    }
+    return "passed";
+  };
+  const auto unreduced = [](Fr& x) { x.l[3] = ~uint64_t(0); };
+  ASSERT_EQ(message(f.witnesses[0]), "passed");
+  ASSERT_GE(f.witnesses[0].aux.size(), 3u);
+  ASSERT_GE(f.witnesses[0].a.size(), 10u);
+  for (const char* vector : {"input", "aux", "a", "b", "c"}) {
+    Witness w = f.witnesses[0];
+    const std::string name(vector);
+    const std::size_t at = name == "input" ? 0 : 2;
+    HostArray<Fr>& v = name == "input" ? w.input : name == "aux" ? w.aux : name == "a" ? w.a : name == "b" ? w.b : w.c;
+    unreduced(v.at_mut(at));
+    EXPECT_EQ(message(w), "range: partition 1: " + name + "[" + std::to_string(at) + "] is not a reduced scalar (limbs >= r)");
+  }
+  // The modulus itself is out of range; r - 1 is in range (and breaks the row, whose a is not 0).
+  Witness w = f.witnesses[0];
+  std::size_t k = 0;
+  while (k < w.a.size() && w.a[k].is_zero()) ++k;
+  ASSERT_LT(k, w.a.size());
+  Fr& x = w.b.at_mut(k);
+  for (int i = 0; i < 4; ++i) x.l[i] = Fr::Consts::modulus.v[i];
+  EXPECT_EQ(message(w), "range: partition 1: b[" + std::to_string(k) + "] is not a reduced scalar (limbs >= r)");
+  x.l[0] -= 1;
+  ASSERT_NE(x, f.witnesses[0].b[k]);
+  EXPECT_EQ(message(w).rfind("row: partition 1: a·b != c at constraint " + std::to_string(k), 0), 0u) << message(w);
+  // A row failing below a value out of range is named first, and the other way round.
+  w = f.witnesses[0];
+  w.c.at_mut(3) += Fr::one();
+  unreduced(w.a.at_mut(7));
+  EXPECT_EQ(message(w).rfind("row: partition 1: a·b != c at constraint 3", 0), 0u) << message(w);
+  unreduced(w.c.at_mut(2));
+  EXPECT_EQ(message(w), "range: partition 1: c[2] is not a reduced scalar (limbs >= r)");
 }
 
 TEST(Groth16, KeyForAnotherCircuitIsRejected) {

@@ -246,8 +246,10 @@ typedef struct pp_input {
  * for tests and reproducible runs only. Randomisers given in a pp_input take precedence.
  *
  * The call returns when the proofs are written; every input may be freed on return. Until then,
- * assignment arrays are read where they lie (range-checked, not copied, when 8-byte aligned), so
- * they must not change during the call. */
+ * assignment arrays are read where they lie (not copied, when 8-byte aligned; their range is
+ * checked in the pass that checks a*b = c while the device proves, and a value >= r fails the
+ * call, naming "partition k" (= inputs[k]), the array and the index), so they must not change
+ * during the call. */
 PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
                           const uint64_t* seed, uint8_t* proofs, size_t* proofs_size, pp_error* err);
 

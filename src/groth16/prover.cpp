@@ -4,11 +4,13 @@
 #include <tbb/parallel_invoke.h>
 #include <tbb/parallel_reduce.h>
 
+#include <algorithm>
 #include <bit>
 
 #include <chrono>
 #include <functional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -156,7 +158,7 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
 
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
   const Domain domain = check_witness_shape(pk, w, part);
-  check_witness_rows(w, part);
+  check_witness_values(w, part);
   return domain;
 }
 
@@ -176,22 +178,47 @@ Domain check_witness_shape(const ProvingKey& pk, const Witness& w, std::size_t p
   return layout.domain(w.a.size(), pk.convention.domain_generator, where);
 }
 
-void check_witness_rows(const Witness& w, std::size_t part) {
-  // The lowest unsatisfied row, found in parallel (2^27 rows take seconds on one core).
-  const std::size_t rows = w.a.size();
-  const std::size_t bad = tbb::parallel_reduce(
-      tbb::blocked_range<std::size_t>(0, rows, 1 << 14), rows,
+namespace {
+
+// The lowest index in [0, n) at which bad(i) holds (n if none), on every core.
+template <class Bad>
+std::size_t lowest_where(std::size_t n, Bad&& bad) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, n, 1 << 14), n,
       [&](const tbb::blocked_range<std::size_t>& r, std::size_t found) {
         for (std::size_t k = r.begin(); k != r.end() && k < found; ++k)
-          if (w.a[k] * w.b[k] != w.c[k]) return k;
+          if (bad(k)) return k;
         return found;
       },
       [](std::size_t x, std::size_t y) { return std::min(x, y); });
-  if (bad < rows)
-    throw WitnessError(partition_name(part) + "a·b != c at constraint " + std::to_string(bad) +
-                       " (the witness does not satisfy the circuit)");
 }
 
+[[noreturn]] void throw_unreduced(std::size_t part, const char* vector, std::size_t index) {
+  throw ScalarRangeError(partition_name(part) + vector + "[" + std::to_string(index) +
+                         "] is not a reduced scalar (limbs >= r)");
+}
+
+}  // namespace
+
+void check_witness_values(const Witness& w, std::size_t part) {
+  const auto in_range = [&](std::span<const Fr> v, const char* name) {
+    if (const std::size_t i = lowest_where(v.size(), [&](std::size_t k) { return !v[k].is_reduced(); }); i < v.size())
+      throw_unreduced(part, name, i);
+  };
+  in_range(w.input, "input");
+  in_range(w.aux, "aux");
+  // a, b and c in one pass (2^27 rows take seconds on one core): each row's values are in range
+  // and satisfy a·b = c; the lowest row that fails is named, with what failed there.
+  const auto reduced = [&](std::size_t k) { return w.a[k].is_reduced() && w.b[k].is_reduced() && w.c[k].is_reduced(); };
+  const std::size_t rows = w.a.size();
+  const std::size_t bad = lowest_where(rows, [&](std::size_t k) { return !reduced(k) || w.a[k] * w.b[k] != w.c[k]; });
+  if (bad == rows) return;
+  if (!w.a[bad].is_reduced()) throw_unreduced(part, "a", bad);
+  if (!w.b[bad].is_reduced()) throw_unreduced(part, "b", bad);
+  if (!w.c[bad].is_reduced()) throw_unreduced(part, "c", bad);
+  throw WitnessError(partition_name(part) + "a·b != c at constraint " + std::to_string(bad) +
+                     " (the witness does not satisfy the circuit)");
+}
 
 std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions) {
   std::mt19937_64 rng(seed);

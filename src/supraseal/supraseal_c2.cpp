@@ -134,6 +134,27 @@ std::string in_abi_terms(std::string m) {
   for (const auto& [from, to] : kNames)
     for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + to.size()))
       m.replace(at, from.size(), to);
+  // The values check runs inside the prover, which names input k "partition k" (pp_prove proves
+  // input k as its partition k): "partition 3: aux[7] ..." is provers[3].aux_assignment_data[7],
+  // "partition 3: a·b != c ..." is about provers[3].
+  static constexpr std::pair<std::string_view, std::string_view> kArrays[] = {
+      {"a[", "a["}, {"b[", "b["}, {"c[", "c["}, {"aux[", "aux_assignment_data["}, {"input[", "inp_assignment_data["}};
+  constexpr std::string_view kPartition = "partition ";
+  for (std::size_t at = m.find(kPartition); at != std::string::npos; at = m.find(kPartition, at + 1)) {
+    std::size_t end = at + kPartition.size();
+    while (end < m.size() && m[end] >= '0' && m[end] <= '9') ++end;
+    if (end == at + kPartition.size() || m.compare(end, 2, ": ") != 0) continue;
+    const std::string index = m.substr(at + kPartition.size(), end - at - kPartition.size());
+    std::string rest = m.substr(end + 2);
+    std::string head = "provers[" + index + "]: ";
+    for (const auto& [from, to] : kArrays)
+      if (rest.compare(0, from.size(), from) == 0) {
+        head = "provers[" + index + "]." + std::string(to);
+        rest.erase(0, from.size());
+        break;
+      }
+    m = m.substr(0, at) + head + rest;
+  }
   return m;
 }
 

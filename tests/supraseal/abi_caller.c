@@ -558,7 +558,7 @@ static void run_error_paths(const char* params, const char* witness_path, const 
   const size_t k = n - 1;
   char where[64];
   snprintf(where, sizeof where, "provers[%zu]", k);
-  char field[128];
+  char field[192];
 
 #define CORRUPT(name, statement, needle)                                                   \
   do {                                                                                     \
@@ -599,6 +599,33 @@ static void run_error_paths(const char* params, const char* witness_path, const 
   CORRUPT("null_aux", bad[k].aux_assignment_data = NULL, "aux_assignment_data");
   CORRUPT("null_input", bad[k].inp_assignment_data = NULL, "inp_assignment_data");
   CORRUPT("null_density", bad[k].b_aux_density = NULL, "b_aux_density");
+
+  /* Values that are not reduced scalars, and a row that is not satisfied: the prover finds them
+     while it proves the caller's arrays in place, and the message names the field and index. */
+  const Assignment* g = &good->provers[k];
+  const size_t last_row = g->abc_size - 1, last_aux = g->aux_assignment_size - 1;
+  blst_fr* a_bad = xmalloc(g->abc_size * sizeof(blst_fr));
+  memcpy(a_bad, g->a, g->abc_size * sizeof(blst_fr));
+  memset(&a_bad[last_row], 0xff, sizeof(blst_fr));
+  char needle[96];
+  snprintf(needle, sizeof needle, "a[%zu] is not a reduced scalar", last_row);
+  CORRUPT("a_not_reduced", bad[k].a = a_bad, needle);
+  blst_fr* aux_bad = xmalloc(g->aux_assignment_size * sizeof(blst_fr));
+  memcpy(aux_bad, g->aux_assignment_data, g->aux_assignment_size * sizeof(blst_fr));
+  memset(&aux_bad[last_aux], 0xff, sizeof(blst_fr));
+  snprintf(needle, sizeof needle, "aux_assignment_data[%zu] is not a reduced scalar", last_aux);
+  CORRUPT("aux_not_reduced", bad[k].aux_assignment_data = aux_bad, needle);
+  blst_fr* c_bad = xmalloc(g->abc_size * sizeof(blst_fr));
+  memcpy(c_bad, g->c, g->abc_size * sizeof(blst_fr));
+  static const blst_fr zero_fr;
+  /* c[0] becomes 0, or 1 (input[0] holds one) where it was 0: a·b != c at row 0. */
+  c_bad[0] = memcmp(&c_bad[0], &zero_fr, sizeof zero_fr) == 0 ? g->inp_assignment_data[0] : zero_fr;
+  memcpy(bad, good->provers, n * sizeof(Assignment));
+  bad[k].c = c_bad;
+  snprintf(field, sizeof field, "%s: a·b != c at constraint 0", where);
+  expect_failure("row_not_satisfied", generate_groth16_proofs_c(bad, n, good->r_s, good->s_s, out, good->srs), EINVAL,
+                 field);
+  free(a_bad), free(aux_bad), free(c_bad);
 #undef CORRUPT
 
   /* A randomiser that is not a reduced scalar. */

@@ -830,6 +830,9 @@ struct alignas(8) Field {
     return a.mul_r2();
   }
   // From canonical little-endian limbs; returns false if x >= p (out of range).
+  // Whether the limbs hold a value below the modulus. Every Field the arithmetic makes does;
+  // limbs taken from outside (a caller's array, a file) may not.
+  PP_HD bool is_reduced() const { return less_than_modulus(l); }
   PP_HD static bool from_canonical(Field& out, const uint64_t* x) {
     if (!less_than_modulus(x)) return false;
     Field a;

@@ -115,16 +115,20 @@ struct MsmSums {
 // A = alpha + sum A + r delta; B = beta + sum B + s delta;
 // C = sum H + sum L + s A + r (beta_1 + sum B_1 + s delta_1) - r s delta_1.
 Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs);
-// Checks a witness against the key as prove() does (sizes, densities, a·b = c at every row) and
-// returns the evaluation domain; WitnessError naming `partition` otherwise. It is the two checks
-// below; a prover that does not read c may run the second one beside its work (the GPU prover
-// makes c = a∘b itself and checks the rows while its kernels run), as long as no proof leaves
-// before it passed.
+// Checks a witness against the key as prove() does (sizes, densities, every value a field
+// element, a·b = c at every row) and returns the evaluation domain; WitnessError naming
+// `partition` otherwise. It is the two checks below; a prover may run the second one beside its
+// work (the GPU prover makes c = a∘b itself and checks the values while its kernels run), as
+// long as no proof leaves before it passed and its work is safe on any limbs (it only computes
+// with them: no value becomes an address).
 Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t partition);
 // Sizes, input[0] = 1, densities against the key, and the domain: cheap, nothing per row.
 Domain check_witness_shape(const ProvingKey& pk, const Witness& w, std::size_t partition);
-// a·b = c at every row (in parallel; the lowest unsatisfied row is named). Needs the shape checked.
-void check_witness_rows(const Witness& w, std::size_t partition);
+// Every scalar of input, aux, a, b and c below r (ScalarRangeError naming the first one that is
+// not: a caller's borrowed arrays are checked here, in the pass that reads them anyway), then
+// a·b = c at every row (WitnessError naming the lowest unsatisfied row). In parallel. Needs the
+// shape checked.
+void check_witness_values(const Witness& w, std::size_t partition);
 
 // The verifying key with e(alpha, beta) computed once, so that each verification needs three
 // Miller loops and one final exponentiation.

@@ -23,6 +23,13 @@ class WitnessError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+// A witness value that is not a field element (its limbs are >= the modulus): bytes a caller
+// handed over unchecked. The C boundary maps it to PP_ERR_INVALID_ARGUMENT, as it does a
+// caller's array checked while it is copied.
+class ScalarRangeError : public WitnessError {
+ public:
+  using WitnessError::WitnessError;
+};
 
 struct QueryLayout {
   HBasis h_basis = HBasis::bellman;
