@@ -527,6 +527,29 @@ TEST(Classify, SplitsZeroOneAndOtherInPointOrder) {
   EXPECT_THROW(gpu::select_split(gpu::classify_z(input, aux), past, 0, past.size()), std::invalid_argument);
 }
 
+// The identity map (the L query) equals the general map over the same variables, at offsets on
+// and off word boundaries and lengths that end mid-word; past the assignment it is an error.
+TEST(Classify, IdentityMapEqualsTheExplicitMap) {
+  const std::vector<Fr> z = mixed_assignment(400, kSeed + 13);
+  const gpu::ZClasses classes = gpu::classify_z(std::span<const Fr>(z.data(), 5), std::span<const Fr>(z.data() + 5, 395));
+  for (const std::size_t offset : {0, 1, 5, 63, 64, 70, 128}) {
+    for (const std::size_t points : {0, 1, 63, 64, 65, 200}) {
+      if (offset + points > z.size()) continue;
+      std::vector<uint32_t> vars(points);
+      for (std::size_t p = 0; p < points; ++p) vars[p] = uint32_t(offset + p);
+      const gpu::SplitBits fast = gpu::select_split(classes, {}, offset, points);
+      const gpu::SplitBits slow = gpu::select_split(classes, vars, 0, points);
+      EXPECT_EQ(fast.ones, slow.ones) << offset << " " << points;
+      EXPECT_EQ(fast.other, slow.other) << offset << " " << points;
+      EXPECT_EQ(fast.ones_count, slow.ones_count) << offset << " " << points;
+      EXPECT_EQ(fast.other_count, slow.other_count) << offset << " " << points;
+    }
+  }
+  EXPECT_THROW(gpu::select_split(classes, {}, 350, 51), std::invalid_argument);
+  EXPECT_THROW(gpu::select_split(classes, {}, 401, 1), std::invalid_argument);
+  EXPECT_NO_THROW(gpu::select_split(classes, {}, 350, 50));
+}
+
 // One query of a tail test: n points over a mixed assignment of n + 5 scalars; mapped, point p is
 // variable vars[p] = (p·mul + add) mod (n + 5), else variable offset + p. `want_*`: the tail (the
 // points whose scalar is neither 0 nor 1) and its scalars, in point order.

@@ -64,6 +64,14 @@ struct PackWriter {
   }
 };
 
+// count (<= 64) bits of b from bit `start` on, the rest zero: a funnel shift of two words.
+uint64_t bits_from(const std::vector<uint64_t>& b, std::size_t start, std::size_t count) {
+  const std::size_t word = start / 64, shift = start % 64;
+  uint64_t v = word < b.size() ? b[word] >> shift : 0;
+  if (shift != 0 && word + 1 < b.size()) v |= b[word + 1] << (64 - shift);
+  return count >= 64 ? v : v & ((uint64_t(1) << count) - 1);
+}
+
 }  // namespace
 
 ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux) {
@@ -94,6 +102,26 @@ SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::s
   out.ones.assign(words, 0);
   out.other.assign(words, 0);
   auto bit = [](const std::vector<uint64_t>& b, std::size_t v) { return (b[v / 64] >> (v % 64)) & 1; };
+  if (vars.empty()) {
+    // The identity map (point p is variable offset + p): each word is the classes' bits from
+    // offset + 64w, a funnel shift of two words, not 64 lookups.
+    if (points > 0 && (offset > z.size || points > z.size - offset))
+      throw std::invalid_argument("select_split: point " + std::to_string(offset > z.size ? 0 : z.size - offset) +
+                                  " is variable " + std::to_string(std::max(offset, z.size)) +
+                                  ", the assignment has " + std::to_string(z.size));
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t w = r.begin(); w != r.end(); ++w) {
+        const std::size_t count = std::min<std::size_t>(64, points - w * 64);
+        out.ones[w] = bits_from(z.ones, offset + w * 64, count);
+        out.other[w] = bits_from(z.other, offset + w * 64, count);
+      }
+    });
+    for (std::size_t w = 0; w < words; ++w) {
+      out.ones_count += std::size_t(popcount64(out.ones[w]));
+      out.other_count += std::size_t(popcount64(out.other[w]));
+    }
+    return out;
+  }
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, 256), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t w = r.begin(); w != r.end(); ++w) {
       uint64_t ones = 0, other = 0;
