@@ -60,9 +60,8 @@ std::size_t first_unreduced(const uint8_t* bytes, std::size_t n, Keep&& keep) {
   return first_bad.load();
 }
 
-void throw_unreduced(const std::string& what, std::size_t bad) {
-  throw ApiError(PP_ERR_INVALID_ARGUMENT,
-                 what + "[" + std::to_string(bad) + "] is not a reduced Montgomery-form scalar (limbs >= r)");
+[[noreturn]] void throw_unreduced(const std::string& what, std::size_t bad) {
+  throw ApiError(PP_ERR_INVALID_ARGUMENT, what + "[" + std::to_string(bad) + "] is not a reduced scalar (limbs >= r)");
 }
 
 // Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);

@@ -20,11 +20,14 @@ bool load_montgomery(Fr& out, const uint8_t* bytes);
 void store_montgomery(uint8_t* bytes, const Fr& x);
 // Copies and range-checks n caller scalars on every core; ApiError names the first bad index.
 std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what);
+// The ApiError (PP_ERR_INVALID_ARGUMENT) of a caller scalar what[bad] that is not below r.
+[[noreturn]] void throw_unreduced(const std::string& what, std::size_t bad);
 
 // One in-memory input as a witness (arrays copied, bytes parsed, circom files evaluated); a .ppw
 // *file* is read while proving instead (PendingInput). ApiError / PP_ERR_WITNESS name input k.
-// `borrow`: the caller's assignment arrays are range-checked and proved where they lie (views,
-// HostArray::borrow), not copied; the caller keeps them valid and unchanged while the witness is used.
+// `borrow`: the caller's assignment arrays are proved where they lie (views, HostArray::borrow),
+// not copied, and range-checked by the prover (ScalarRangeError, which run_request names as
+// throw_unreduced does); the caller keeps them valid and unchanged while the witness is used.
 Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow = false);
 // The column densities of one partition's input, without its scalars where the form allows.
 Densities densities_of_input(const pp_input& in);

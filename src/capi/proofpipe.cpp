@@ -82,9 +82,6 @@ pp_status status_of(const std::exception_ptr& error, pp_status fallback, std::st
   } catch (const std::bad_alloc&) {
     *message = "out of memory";
     return PP_ERR_OUT_OF_MEMORY;
-  } catch (const ScalarRangeError& e) {  // a borrowed array's value >= r, found while proving
-    *message = e.what();
-    return PP_ERR_INVALID_ARGUMENT;
   } catch (const WitnessError& e) {  // a witness that does not fit the key or its circuit
     *message = e.what();
     return PP_ERR_WITNESS;

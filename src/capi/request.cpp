@@ -134,7 +134,13 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
       }
       if (r.status == engine::JobStatus::cancelled || cancelled()) throw Cancelled();
       const engine::PartitionResult& part = r.partitions.at(0);
-      if (part.exception) std::rethrow_exception(part.exception);
+      if (part.exception) {
+        try {
+          std::rethrow_exception(part.exception);
+        } catch (const ScalarRangeError& e) {  // a borrowed array's value, found while proving
+          throw_unreduced(input_name(k) + ".assignment." + e.vector(), e.index());
+        }
+      }
       throw std::runtime_error(input_name(k) + ": " + r.error);
     }
     return proofs;

@@ -195,7 +195,8 @@ std::size_t lowest_where(std::size_t n, Bad&& bad) {
 
 [[noreturn]] void throw_unreduced(std::size_t part, const char* vector, std::size_t index) {
   throw ScalarRangeError(partition_name(part) + vector + "[" + std::to_string(index) +
-                         "] is not a reduced scalar (limbs >= r)");
+                             "] is not a reduced scalar (limbs >= r)",
+                         vector, index);
 }
 
 }  // namespace

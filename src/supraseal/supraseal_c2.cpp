@@ -134,26 +134,14 @@ std::string in_abi_terms(std::string m) {
   for (const auto& [from, to] : kNames)
     for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + to.size()))
       m.replace(at, from.size(), to);
-  // The values check runs inside the prover, which names input k "partition k" (pp_prove proves
-  // input k as its partition k): "partition 3: aux[7] ..." is provers[3].aux_assignment_data[7],
-  // "partition 3: a·b != c ..." is about provers[3].
-  static constexpr std::pair<std::string_view, std::string_view> kArrays[] = {
-      {"a[", "a["}, {"b[", "b["}, {"c[", "c["}, {"aux[", "aux_assignment_data["}, {"input[", "inp_assignment_data["}};
+  // The prover's row check names input k "partition k" (pp_prove proves input k as its partition
+  // k): "partition 3: a·b != c ..." is about provers[3].
   constexpr std::string_view kPartition = "partition ";
   for (std::size_t at = m.find(kPartition); at != std::string::npos; at = m.find(kPartition, at + 1)) {
     std::size_t end = at + kPartition.size();
     while (end < m.size() && m[end] >= '0' && m[end] <= '9') ++end;
     if (end == at + kPartition.size() || m.compare(end, 2, ": ") != 0) continue;
-    const std::string index = m.substr(at + kPartition.size(), end - at - kPartition.size());
-    std::string rest = m.substr(end + 2);
-    std::string head = "provers[" + index + "]: ";
-    for (const auto& [from, to] : kArrays)
-      if (rest.compare(0, from.size(), from) == 0) {
-        head = "provers[" + index + "]." + std::string(to);
-        rest.erase(0, from.size());
-        break;
-      }
-    m = m.substr(0, at) + head + rest;
+    m.replace(at, end - at, "provers[" + m.substr(at + kPartition.size(), end - at - kPartition.size()) + "]");
   }
   return m;
 }
@@ -361,10 +349,9 @@ bool stray_bits(const uint64_t* words, std::size_t bits) {
 
 // blst_fr limbs below r (pp_prove checks this too; here the message names the ABI's array).
 bool reduced(const blst_fr& x) {
-  constexpr pp::Limbs<4> r = pp::FrParams::modulus;
-  for (int i = 3; i >= 0; --i)
-    if (x.l[i] != r.v[i]) return x.l[i] < r.v[i];
-  return false;
+  pp::Fr f;
+  std::memcpy(&f, &x, sizeof f);  // the same layout (static_assert above)
+  return f.is_reduced();
 }
 
 void check_circuit(const Assignment& p, std::size_t i, const pp_key_info& key) {

@@ -24,11 +24,18 @@ class WitnessError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 // A witness value that is not a field element (its limbs are >= the modulus): bytes a caller
-// handed over unchecked. The C boundary maps it to PP_ERR_INVALID_ARGUMENT, as it does a
-// caller's array checked while it is copied.
+// handed over unchecked. It says which vector ("input", "aux", "a", "b", "c") and index, so that
+// the C API names the caller's array as it does one checked while it is copied.
 class ScalarRangeError : public WitnessError {
  public:
-  using WitnessError::WitnessError;
+  ScalarRangeError(const std::string& what, std::string vector, std::size_t index)
+      : WitnessError(what), vector_(std::move(vector)), index_(index) {}
+  const std::string& vector() const { return vector_; }
+  std::size_t index() const { return index_; }
+
+ private:
+  std::string vector_;
+  std::size_t index_;
 };
 
 struct QueryLayout {
