@@ -419,6 +419,17 @@ void fp2_product_gmp(Mpz& re, Mpz& im, const Mpz* a, const Mpz* b, const Mpz& p)
   mpz_mod(im.get(), im.get(), p.get());
 }
 
+// The device's Fp2 product (ff/fp2_lazy.hpp) is one instruction sequence over carry-chain
+// primitives; here it runs with their host emulation, on the same words the GPU sees.
+Fp2 emulated_device_fp2_mul(const Fp2& a, const Fp2& b) {
+  constexpr Limbs<Fp::N> m = Fp::Consts::modulus;
+  Fp2 r;
+  detail::EmuCarry k;
+  detail::fp2_mul_words<2 * Fp::N>(k, r.c0.w(), r.c1.w(), a.c0.w(), a.c1.w(), b.c0.w(), b.c1.w(),
+                                   reinterpret_cast<const uint32_t*>(m.v), uint32_t(Fp::Consts::inv64));
+  return r;
+}
+
 // Fp2 products and norms with edge coordinates (0, 1, 2, p-1, p-2, (p±1)/2, 2^(64k)±1) mixed with
 // random ones, on every host path, by value and through mul_into with every aliasing of the result:
 // the lazy-reduction product (a0·b0 < a1·b1 or not, the largest sums) meets its extremes here.
@@ -464,7 +475,8 @@ TEST(Fp2, ProductsOnEdgeCoordinatesMatchGmp) {
       mul_into(alias_a, alias_a, b);
       mul_into(alias_b, a, alias_b);
       mul_into(square, square, square);
-      for (const Fp2* got : {&by_value, &into, &alias_a, &alias_b}) {
+      Fp2 device = emulated_device_fp2_mul(a, b);
+      for (const Fp2* got : {&by_value, &into, &alias_a, &alias_b, &device}) {
         ASSERT_EQ(value(got->c0), re) << "a = " << av[0].hex() << " + " << av[1].hex() << "u, b = " << bv[0].hex()
                                       << " + " << bv[1].hex() << "u";
         ASSERT_EQ(value(got->c1), im) << "a = " << av[0].hex() << " + " << av[1].hex() << "u, b = " << bv[0].hex()
@@ -484,6 +496,25 @@ TEST(Fp2, ProductsOnEdgeCoordinatesMatchGmp) {
       ASSERT_EQ(value(n), norm);
       ASSERT_EQ(value(a.norm()), norm);
     }
+  }
+}
+
+// The device's Fp2 product on carry-heavy coordinates (all-ones words, the modulus' own words)
+// and random ones, against GMP: both signs of a0·b0 - a1·b1, the largest sums a0 + a1.
+TEST(Fp2, DeviceProductSequenceOnCarryPatterns) {
+  std::mt19937_64 rng(kSeed + 19);
+  const Mpz p = modulus_mpz<Fp>();
+  for (int t = 0; t < 50000; ++t) {
+    const bool random = t % 4 == 0;
+    const auto coordinate = [&] { return random ? random_element<Fp>(rng) : patterned_element<Fp>(rng); };
+    const Fp2 a{coordinate(), coordinate()};
+    const Fp2 b{coordinate(), coordinate()};
+    const Mpz av[2] = {value(a.c0), value(a.c1)}, bv[2] = {value(b.c0), value(b.c1)};
+    Mpz re, im;
+    fp2_product_gmp(re, im, av, bv, p);
+    const Fp2 got = emulated_device_fp2_mul(a, b);
+    ASSERT_EQ(value(got.c0), re) << "case " << t;
+    ASSERT_EQ(value(got.c1), im) << "case " << t;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "proofpipe/ff/field.hpp"
+#include "proofpipe/ff/fp2_lazy.hpp"
 
 namespace pp {
 
@@ -115,10 +116,15 @@ struct alignas(8) Fp2 {
   PP_HD friend Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
   PP_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   PP_HD Fp2 operator-() const { return {-c0, -c1}; }
-  // Karatsuba: 3 base multiplications; on x86-64 hosts with the mulx kernels their
-  // products share two Montgomery reductions (detail::fp2_mul_lazy).
+  // Karatsuba: 3 base multiplications whose products share two Montgomery reductions: on the
+  // device fp2_lazy.hpp's sequence, on x86-64 hosts with the mulx kernels detail::fp2_mul_lazy.
   PP_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
-#if !PP_DEVICE_CODE && defined(__x86_64__)
+#if PP_DEVICE_CODE
+    Fp2 r;
+    mul_into(r, a, b);
+    return r;
+#else
+#if defined(__x86_64__)
     if (__builtin_expect(detail::g_host_mulx, 1)) {
       Fp2 r;
       detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
@@ -128,12 +134,21 @@ struct alignas(8) Fp2 {
     const Fp v0 = a.c0 * b.c0;
     const Fp v1 = a.c1 * b.c1;
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+#endif
   }
   PP_HD Fp2 operator*(const Fp& s) const { return {c0 * s, c1 * s}; }
   // The same product written into r (the lazy kernel, or Fp's mul_into: no Fp temporaries to copy);
   // r may alias a or b: every input is read before r is written.
   PP_HD PP_INLINE friend void mul_into(Fp2& r, const Fp2& a, const Fp2& b) {
-#if !PP_DEVICE_CODE && defined(__x86_64__)
+#if PP_DEVICE_CODE
+    constexpr Limbs<Fp::N> m = FpParams::modulus;
+    static_assert(Fp::BITS < 32 * Fp::W - 2, "fp2_mul_words adds a0 + a1 unreduced: needs p < 2^(32W-2)");
+    detail::PtxCarry k;
+    detail::fp2_mul_words<Fp::W>(k, r.c0.w(), r.c1.w(), a.c0.w(), a.c1.w(), b.c0.w(), b.c1.w(),
+                                 reinterpret_cast<const uint32_t*>(m.v),
+                                 detail::device_inv32<uint32_t(FieldConsts<FpParams>::inv64)>());
+#else
+#if defined(__x86_64__)
     if (__builtin_expect(detail::g_host_mulx, 1)) {
       detail::fp2_mul_lazy(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
       return;
@@ -148,6 +163,7 @@ struct alignas(8) Fp2 {
     sub_into(r.c0, v0, v1);
     sub_into(s, s, v0);
     sub_into(r.c1, s, v1);
+#endif
   }
   PP_HD PP_INLINE friend void sqr_into(Fp2& r, const Fp2& a) {
     Fp m, t, s, d;
