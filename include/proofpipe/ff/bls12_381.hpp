@@ -4,7 +4,6 @@
 #include <cstdint>
 
 #include "proofpipe/ff/field.hpp"
-#include "proofpipe/ff/fp2_lazy.hpp"
 
 namespace pp {
 
@@ -164,6 +163,13 @@ struct alignas(8) Fp2 {
     sub_into(s, s, v0);
     sub_into(r.c1, s, v1);
 #endif
+  }
+  // r = a·b - c·d (two products and a subtraction); r may alias any input.
+  PP_HD PP_INLINE friend void mul_sub_into(Fp2& r, const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) {
+    Fp2 x, y;
+    mul_into(x, a, b);
+    mul_into(y, c, d);
+    sub_into(r, x, y);
   }
   PP_HD PP_INLINE friend void sqr_into(Fp2& r, const Fp2& a) {
     Fp m, t, s, d;

@@ -7,6 +7,7 @@
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/core/limbs.hpp"
 #include "proofpipe/core/pow.hpp"
+#include "proofpipe/ff/fp2_lazy.hpp"
 
 #if !PP_DEVICE_CODE && defined(__x86_64__)
 #include <cpuid.h>      // __get_cpuid_count: the BMI2/ADX check
@@ -991,6 +992,23 @@ struct alignas(8) Field {
     r = a + b;
 #else
     detail::mod_add_host<N>(r.l, a.l, b.l, Consts::modulus.v);
+#endif
+  }
+  // r = a·b - c·d. On the device one reduction for both products (fp2_lazy.hpp's mul_sub_words);
+  // on the host two products and a subtraction. r may alias any input.
+  PP_HD PP_INLINE friend void mul_sub_into(Field& r, const Field& a, const Field& b, const Field& c, const Field& d) {
+#if PP_DEVICE_CODE
+    constexpr Limbs<N> m = Consts::modulus;
+    constexpr uint32_t inv32 = uint32_t(Consts::inv64);
+    static_assert(BITS < 32 * W, "mul_sub_words needs p < 2^(32W-1)");
+    detail::PtxCarry k;
+    detail::mul_sub_words<W>(k, r.w(), a.w(), b.w(), c.w(), d.w(), reinterpret_cast<const uint32_t*>(m.v),
+                             detail::device_inv32<inv32>());
+#else
+    Field x, y;
+    mul_into(x, a, b);
+    mul_into(y, c, d);
+    sub_into(r, x, y);
 #endif
   }
   PP_HD PP_INLINE friend void sub_into(Field& r, const Field& a, const Field& b) {

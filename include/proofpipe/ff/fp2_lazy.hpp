@@ -244,6 +244,33 @@ PP_HD PP_INLINE void redc_add_words(K& k, uint32_t* r, const uint32_t* lo, const
   for (int j = 0; j < W; ++j) r[j] = keep ? s[j] : d[j];
 }
 
+// d = x - y for double-width x, y < m·2^(32W) (products of reduced values), with m added to the
+// high half when the difference is negative: the result's high half is in [0, m), as
+// redc_add_words needs, and d ≡ x - y mod m·2^(32W).
+template <int W, class K>
+PP_HD PP_INLINE void wide_sub_lifted(K& k, uint32_t* d, const uint32_t* x, const uint32_t* y, const uint32_t* m) {
+  d[0] = k.sub_cc(x[0], y[0]);
+  PP_UNROLL
+  for (int j = 1; j < 2 * W; ++j) d[j] = k.subc_cc(x[j], y[j]);
+  const uint32_t negative = k.borrow_mask();  // x < y: the high half is in (-m, 0), add m to it
+  d[W] = k.add_cc(d[W], m[0] & negative);
+  PP_UNROLL
+  for (int j = 1; j < W - 1; ++j) d[W + j] = k.addc_cc(d[W + j], m[j] & negative);
+  d[2 * W - 1] = k.addc(d[2 * W - 1], m[W - 1] & negative);
+}
+
+// r = (a·b - c·d)·2^(-32W) mod m, fully reduced, with one reduction instead of two (the Y of
+// the XYZZ additions, R·(Q - X3) - Y·PPP); inputs reduced; r may alias any input.
+template <int W, class K>
+PP_HD PP_INLINE void mul_sub_words(K& k, uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                                   const uint32_t* d, const uint32_t* m, uint32_t inv) {
+  uint32_t x[2 * W], y[2 * W];
+  wide_mul_words<W>(k, x, x + W, a, b);
+  wide_mul_words<W>(k, y, y + W, c, d);
+  wide_sub_lifted<W>(k, x, x, y, m);
+  redc_add_words<W>(k, r, x, x + W, m, inv);
+}
+
 // (r0 + r1·u) = (a0 + a1·u)(b0 + b1·u) in Fp2 = Fp[u]/(u² + 1), Montgomery words, fully reduced;
 // inputs reduced (< m < 2^(32W-2), so a0 + a1 fits W words); r0, r1 may alias the inputs.
 template <int W, class K>
@@ -263,14 +290,7 @@ PP_HD PP_INLINE void fp2_mul_words(K& k, uint32_t* r0, uint32_t* r1, const uint3
   wide_mul_words<W>(k, v1, v1 + W, a1, b1);
   // c0 = v0 - v1 (into d), u = v0 + v1 (into v0; < 2m² < 2^(64W), no carry out).
   uint32_t d[2 * W];
-  d[0] = k.sub_cc(v0[0], v1[0]);
-  PP_UNROLL
-  for (int j = 1; j < 2 * W; ++j) d[j] = k.subc_cc(v0[j], v1[j]);
-  const uint32_t negative = k.borrow_mask();  // c0 < 0: hi is in (-m, 0), add m to it
-  d[W] = k.add_cc(d[W], m[0] & negative);
-  PP_UNROLL
-  for (int j = 1; j < W - 1; ++j) d[W + j] = k.addc_cc(d[W + j], m[j] & negative);
-  d[2 * W - 1] = k.addc(d[2 * W - 1], m[W - 1] & negative);
+  wide_sub_lifted<W>(k, d, v0, v1, m);
   v0[0] = k.add_cc(v0[0], v1[0]);
   PP_UNROLL
   for (int j = 1; j < 2 * W - 1; ++j) v0[j] = k.addc_cc(v0[j], v1[j]);

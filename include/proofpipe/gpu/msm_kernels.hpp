@@ -171,9 +171,7 @@ PP_HD PP_INLINE void accumulate_mixed(typename C::Field& X, typename C::Field& Y
   sub_into(PP, PP, P);
   sub_into(X, PP, P);  // X3 = R² - PPP - 2Q
   sub_into(P, P, X);
-  mul_into(P, R, P);
-  mul_into(PPP, Y, PPP);
-  sub_into(Y, P, PPP);  // Y3 = R·(Q - X3) - Y·PPP
+  mul_sub_into(Y, R, P, Y, PPP);  // Y3 = R·(Q - X3) - Y·PPP
 }
 
 // Step 3 for segment s of the n sorted entries. buckets[] must start as infinity (all zero
@@ -281,9 +279,7 @@ PP_HD PP_INLINE void add_from(XYZZ<C>& a, const XYZZ<C>* q) {
   sub_into(PP, PP, P);
   sub_into(a.X, PP, P);  // X3 = R² - PPP - 2Q
   sub_into(P, P, a.X);
-  mul_into(P, R, P);
-  mul_into(PPP, S1, PPP);
-  sub_into(a.Y, P, PPP);  // Y3 = R·(Q - X3) - S1·PPP
+  mul_sub_into(a.Y, R, P, S1, PPP);  // Y3 = R·(Q - X3) - S1·PPP
 }
 
 // Step 4 for segment s: when its last run continues into the next segment and started here
