@@ -1,14 +1,16 @@
-// The device's Fp2 product with two Montgomery reductions instead of three (lazy Karatsuba),
-// written once over a carry-chain primitive set `K`: on the device K is PtxCarry (the hardware
-// carry flag, one PTX instruction per call); on the host K is EmuCarry, the same instructions
-// emulated with an explicit flag, so CI runs the very sequence the GPU runs
-// (tests/test_field.cpp, DeviceFp2Product*) against the host's Fp2 product and GMP.
+// Lazy reduction on the device: the Fp2 product with two Montgomery reductions instead of three
+// (lazy Karatsuba, fp2_mul_words) and a·b - c·d with one instead of two (mul_sub_words, the Y of
+// the XYZZ additions), written once over a carry-chain primitive set `K`: on the device K is
+// PtxCarry (the hardware carry flag, one PTX instruction per call); on the host K is EmuCarry, the
+// same instructions emulated with an explicit flag, so CI runs the very sequence the GPU runs
+// (tests/test_field.cpp: Fp2.ProductsOnEdgeCoordinatesMatchGmp, Fp2.DeviceProductSequence*,
+// FieldTest.DeviceMulSubSequenceMatchesHost) against GMP and the host's arithmetic.
 //
 // Why: a Montgomery product over W 32-bit words is W² word products for a·b and W² for the
 // reduction. Karatsuba's three Fp products reduce three times; but c0 = a0·b0 - a1·b1 and
 // c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 can be formed from the three double-width integer
 // products first and reduced once each: 3 + 2 instead of 3 + 3 halves, 17 % fewer multiply-adds.
-// Eight of the G2 mixed addition's ten products are Fp2 products (docs/PERF.md, v13).
+// Eight of the G2 mixed addition's ten products are Fp2 products (docs/PERF.md, v13 and v14).
 //
 //   1. v0 = a0·b0, v1 = a1·b1, s = (a0 + a1)·(b0 + b1), each 2W words (wide_mul_words: the
 //      product's row-shifting even/odd form without the q·m rows; each row emits its lowest word).
