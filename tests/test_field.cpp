@@ -291,7 +291,7 @@ F patterned_element(std::mt19937_64& rng) {
   }
 }
 
-// The device's a·b - c·d with one reduction (ff/fp2_lazy.hpp, mul_sub_words: the Y of the XYZZ
+// The device's a·b - c·d with one reduction (ff/mont_words.hpp, mul_sub_words: the Y of the XYZZ
 // additions) run with the host emulation of its carry-chain instructions, against the host's two
 // products and subtraction, on carry-patterned and random values (a·b < c·d or not).
 TYPED_TEST(FieldTest, DeviceMulSubSequenceMatchesHost) {
@@ -306,6 +306,39 @@ TYPED_TEST(FieldTest, DeviceMulSubSequenceMatchesHost) {
     detail::mul_sub_words<2 * F::N>(k, r.w(), a.w(), b.w(), c.w(), d.w(), reinterpret_cast<const uint32_t*>(m.v),
                                     uint32_t(F::Consts::inv64));
     ASSERT_EQ(r, a * b - c * d) << "case " << t;
+  }
+}
+
+// The device's product, sum and difference (ff/mont_words.hpp: mont_mul_words, mod_add_words,
+// mod_sub_words, the sequences Field's operators run on the GPU) with the host emulation of their
+// carry-chain instructions, against the host's arithmetic (checked against GMP above): every pair
+// of edge values, then carry-patterned and random pairs, aliased output included.
+TYPED_TEST(FieldTest, DeviceWordSequencesMatchHost) {
+  using F = TypeParam;
+  constexpr Limbs<F::N> m = F::Consts::modulus;
+  const auto* mw = reinterpret_cast<const uint32_t*>(m.v);
+  constexpr int W = 2 * F::N;
+  std::vector<std::pair<F, F>> pairs;
+  for (size_t i = 0; i < this->edge_count_; ++i)
+    for (size_t j = 0; j < this->edge_count_; ++j) pairs.emplace_back(this->elems_[i], this->elems_[j]);
+  std::mt19937_64 rng(kSeed + 29);
+  for (int t = 0; t < 50000; ++t) {
+    const F a = t % 2 ? patterned_element<F>(rng) : random_element<F>(rng);
+    const F b = t % 3 ? patterned_element<F>(rng) : random_element<F>(rng);
+    pairs.emplace_back(a, b);
+  }
+  for (size_t t = 0; t < pairs.size(); ++t) {
+    const auto& [a, b] = pairs[t];
+    detail::EmuCarry k;
+    F prod, sum, diff, sq = a;
+    detail::mont_mul_words<W>(k, prod.w(), a.w(), b.w(), mw, uint32_t(F::Consts::inv64));
+    detail::mont_mul_words<W>(k, sq.w(), sq.w(), sq.w(), mw, uint32_t(F::Consts::inv64));
+    detail::mod_add_words<W>(k, sum.w(), a.w(), b.w(), mw);
+    detail::mod_sub_words<W>(k, diff.w(), a.w(), b.w(), mw);
+    ASSERT_EQ(prod, a * b) << "pair " << t;
+    ASSERT_EQ(sq, a.sqr()) << "pair " << t;
+    ASSERT_EQ(sum, a + b) << "pair " << t;
+    ASSERT_EQ(diff, a - b) << "pair " << t;
   }
 }
 
@@ -437,7 +470,7 @@ void fp2_product_gmp(Mpz& re, Mpz& im, const Mpz* a, const Mpz* b, const Mpz& p)
   mpz_mod(im.get(), im.get(), p.get());
 }
 
-// The device's Fp2 product (ff/fp2_lazy.hpp) is one instruction sequence over carry-chain
+// The device's Fp2 product (ff/mont_words.hpp) is one instruction sequence over carry-chain
 // primitives; here it runs with their host emulation, on the same words the GPU sees.
 Fp2 emulated_device_fp2_mul(const Fp2& a, const Fp2& b) {
   constexpr Limbs<Fp::N> m = Fp::Consts::modulus;

@@ -116,7 +116,7 @@ struct alignas(8) Fp2 {
   PP_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   PP_HD Fp2 operator-() const { return {-c0, -c1}; }
   // Karatsuba: 3 base multiplications whose products share two Montgomery reductions: on the
-  // device fp2_lazy.hpp's sequence, on x86-64 hosts with the mulx kernels detail::fp2_mul_lazy.
+  // device mont_words.hpp's sequence, on x86-64 hosts with the mulx kernels detail::fp2_mul_lazy.
   PP_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
 #if PP_DEVICE_CODE
     Fp2 r;

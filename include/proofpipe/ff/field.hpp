@@ -7,7 +7,7 @@
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/core/limbs.hpp"
 #include "proofpipe/core/pow.hpp"
-#include "proofpipe/ff/fp2_lazy.hpp"
+#include "proofpipe/ff/mont_words.hpp"
 
 #if !PP_DEVICE_CODE && defined(__x86_64__)
 #include <cpuid.h>      // __get_cpuid_count: the BMI2/ADX check
@@ -95,111 +95,7 @@ __constant__ uint32_t kOpaqueInv32 = V;
 #endif
 
 #if PP_DEVICE_CODE
-// Device Montgomery multiplication over W = 2N 32-bit words (CIOS order, sppark-style even/odd
-// split). Why: a single CIOS carry chain per row serialises every mad on the one carry flag; here
-// each row's products go to two accumulators, `ev` (products of even-indexed words, lo at word j,
-// hi at j+1) and `od` (odd-indexed words, stored one word down: od[k] has weight 2^(32(k+1))),
-// so each row has two independent carry chains that ptxas can interleave (the old code ran
-// four dependent chains per row, lo then hi, for a·b[i] and q·m). The value held is X = ev + 2^32·od. After a row's reduction ev[0] == 0, so
-// X/2^32 = od + (ev >> 32): the next row swaps the roles of the two arrays and shifts the old
-// ev down by two words (mad_rshift_ptx), folding its word 1 into the new ev[0].
-//
-// Dropped carries (no t[W], t[W+1] words): with inputs < p and p < 2^(32W-1) (static_assert in
-// Field::operator*), CIOS keeps T < 2p, so a row's full value X = T + a·b[i] + q·p
-// < 2p + 2(2^32-1)p < 2^(32W+32). Every partial sum is <= X (only non-negative terms are
-// added), so a carry out of the top word of `od` (weight 2^(32W+32)) is always 0, and the final
-// T < 2p < 2^(32W) fits in W words.
-
-// acc[j], acc[j+1] = lo, hi of a[j]·bi for j = 0, 2, ..., W-2 (disjoint: no carries).
-template <int W>
-__device__ PP_INLINE void mul_even_ptx(uint32_t* acc, const uint32_t* a, uint32_t bi) {
-#pragma unroll
-  for (int j = 0; j < W; j += 2) {
-    asm("mul.lo.u32 %0, %1, %2;" : "=r"(acc[j]) : "r"(a[j]), "r"(bi));
-    asm("mul.hi.u32 %0, %1, %2;" : "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
-  }
-}
-
-// acc += Σ_{j = 0, 2, ..., W-2} a[j]·bi·2^(32j); starts a carry chain and leaves its carry out
-// in CC (the caller consumes it with addc or lets the next chain overwrite it).
-template <int W>
-__device__ PP_INLINE void mad_even_cc_ptx(uint32_t* acc, const uint32_t* a, uint32_t bi) {
-  asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[0]) : "r"(a[0]), "r"(bi));
-  asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[1]) : "r"(a[0]), "r"(bi));
-#pragma unroll
-  for (int j = 2; j < W; j += 2) {
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j]) : "r"(a[j]), "r"(bi));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
-  }
-}
-
-// acc = (acc >> 64) + Σ_{j = 0, 2, ..., W-2} a[j]·bi·2^(32j) + CC-in; the chain ends here
-// (the top word cannot overflow, see above).
-template <int W>
-__device__ PP_INLINE void mad_rshift_ptx(uint32_t* acc, const uint32_t* a, uint32_t bi) {
-#pragma unroll
-  for (int j = 0; j < W - 2; j += 2) {
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;"
-                 : "=r"(acc[j])
-                 : "r"(a[j]), "r"(bi), "r"(acc[j + 2]));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;"
-                 : "=r"(acc[j + 1])
-                 : "r"(a[j]), "r"(bi), "r"(acc[j + 3]));
-  }
-  asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(acc[W - 2]) : "r"(a[W - 2]), "r"(bi));
-  asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(acc[W - 1]) : "r"(a[W - 2]), "r"(bi));
-}
-
-// One CIOS row: X = X/2^32 (role swap, see above) + a·bi, then X += q·m with q = -X·m^-1 mod 2^32
-// (so word 0 of X becomes 0).
-template <int W>
-__device__ PP_INLINE void mont_row_ptx(uint32_t* ev, uint32_t* od, const uint32_t* a, uint32_t bi,
-                                       const uint32_t* m, uint32_t inv, bool first) {
-  if (first) {
-    mul_even_ptx<W>(od, a + 1, bi);
-    mul_even_ptx<W>(ev, a, bi);
-  } else {
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(od[1]));
-    mad_rshift_ptx<W>(od, a + 1, bi);
-    mad_even_cc_ptx<W>(ev, a, bi);
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[W - 1]));
-  }
-  const uint32_t q = ev[0] * inv;
-  mad_even_cc_ptx<W>(od, m + 1, q);  // carry out is always 0 (bound above): not consumed
-  mad_even_cc_ptx<W>(ev, m, q);      // ev[0] becomes 0
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[W - 1]));
-}
-
-template <int W>
-__device__ PP_INLINE void mont_mul_ptx(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                       const uint32_t* m, uint32_t inv) {
-  static_assert(W % 2 == 0 && W >= 4, "even/odd split needs an even word count");
-  uint32_t ev[W], od[W];
-#pragma unroll
-  for (int i = 0; i < W; i += 2) {
-    mont_row_ptx<W>(ev, od, a, b[i], m, inv, i == 0);
-    mont_row_ptx<W>(od, ev, a, b[i + 1], m, inv, false);
-  }
-  // After the last (odd) row od[0] == 0: T = ev + (od >> 32) < 2p < 2^(32W).
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(od[1]));
-#pragma unroll
-  for (int j = 1; j < W - 1; ++j)
-    asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(ev[j]) : "r"(od[j + 1]));
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(ev[W - 1]));
-  // T < 2p: one conditional subtraction.
-  uint32_t d[W];
-  uint32_t borrow;
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(ev[0]), "r"(m[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j)
-    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(ev[j]), "r"(m[j]));
-  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
-  // borrow == 0xffffffff when T < p (keep T); 0 when T >= p (take d).
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? ev[j] : d[j];
-}
-
-// The Montgomery factor -p^-1 mod 2^32 as mont_mul_ptx should see it. Fr's is 2^32 - 1: given
+// The Montgomery factor -p^-1 mod 2^32 as mont_mul_words should see it. Fr's is 2^32 - 1: given
 // that constant, ptxas knows the row factor q = -t[0] and rewrites the reduction's products so
 // that their low and high halves no longer pair into IMAD.WIDE, and an Fr product runs 14 %
 // slower on the H200 (53.0 vs 60.5 G products/s, docs/PERF.md). Read from constant memory the
@@ -211,45 +107,6 @@ __device__ PP_INLINE uint32_t device_inv32() {
   else return V;
 }
 
-// r = a + b - (m if a + b >= m), with add.cc/sub.cc chains.
-template <int W>
-__device__ PP_INLINE void mod_add_ptx(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                      const uint32_t* m) {
-  uint32_t s[W], d[W], top, borrow;
-  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a[0]), "r"(b[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j)
-    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(a[j]), "r"(b[j]));
-  asm volatile("addc.u32 %0, 0, 0;" : "=r"(top));
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(m[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j)
-    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(s[j]), "r"(m[j]));
-  asm volatile("subc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(top));
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? s[j] : d[j];
-}
-
-// r = a - b + (m if a < b).
-template <int W>
-__device__ PP_INLINE void mod_sub_ptx(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                      const uint32_t* m) {
-  uint32_t d[W], borrow;
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a[0]), "r"(b[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j)
-    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(a[j]), "r"(b[j]));
-  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
-  uint32_t mm[W];
-#pragma unroll
-  for (int j = 0; j < W; ++j) mm[j] = m[j] & borrow;
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d[0]) : "r"(mm[0]));
-#pragma unroll
-  for (int j = 1; j < W; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d[j]) : "r"(mm[j]));
-  asm volatile("addc.u32 %0, 0, 0;" : "=r"(borrow));  // closes the chain; value unused
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = d[j];
-}
 #endif
 
 #if !PP_DEVICE_CODE
@@ -917,7 +774,8 @@ struct alignas(8) Field {
     Field r;
 #if PP_DEVICE_CODE
     constexpr Limbs<N> m = Consts::modulus;
-    detail::mod_add_ptx<W>(r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v));
+    detail::PtxCarry k;
+    detail::mod_add_words<W>(k, r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v));
 #else
     detail::mod_add_host<N>(r.l, a.l, b.l, Consts::modulus.v);
 #endif
@@ -927,7 +785,8 @@ struct alignas(8) Field {
     Field r;
 #if PP_DEVICE_CODE
     constexpr Limbs<N> m = Consts::modulus;
-    detail::mod_sub_ptx<W>(r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v));
+    detail::PtxCarry k;
+    detail::mod_sub_words<W>(k, r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v));
 #else
     detail::mod_sub_host<N>(r.l, a.l, b.l, Consts::modulus.v);
 #endif
@@ -939,8 +798,10 @@ struct alignas(8) Field {
 #if PP_DEVICE_CODE
     constexpr Limbs<N> m = Consts::modulus;
     constexpr uint32_t inv32 = uint32_t(Consts::inv64);
-    static_assert(BITS < 32 * W, "mont_mul_ptx drops top-word carries: needs p < 2^(32W-1)");
-    detail::mont_mul_ptx<W>(r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v), detail::device_inv32<inv32>());
+    static_assert(BITS < 32 * W, "mont_mul_words drops top-word carries: needs p < 2^(32W-1)");
+    detail::PtxCarry k;
+    detail::mont_mul_words<W>(k, r.w(), a.w(), b.w(), reinterpret_cast<const uint32_t*>(m.v),
+                              detail::device_inv32<inv32>());
 #else
     detail::mont_mul_host<P>(r.l, a.l, b.l);
 #endif
@@ -994,7 +855,7 @@ struct alignas(8) Field {
     detail::mod_add_host<N>(r.l, a.l, b.l, Consts::modulus.v);
 #endif
   }
-  // r = a·b - c·d. On the device one reduction for both products (fp2_lazy.hpp's mul_sub_words);
+  // r = a·b - c·d. On the device one reduction for both products (mont_words.hpp's mul_sub_words);
   // on the host two products and a subtraction. r may alias any input.
   PP_HD PP_INLINE friend void mul_sub_into(Field& r, const Field& a, const Field& b, const Field& c, const Field& d) {
 #if PP_DEVICE_CODE
