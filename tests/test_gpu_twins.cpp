@@ -121,12 +121,8 @@ void reference(std::vector<Fr>& a, const Domain& d, const gpu::NttOp& op) {
   }
 }
 
-// (log size, levels per pass): the GPU's own plans up to 2^14, and plans of 2..6 passes at
-// small sizes through narrower passes.
-class NttTwin : public ::testing::TestWithParam<std::tuple<int, int>> {};
-
-TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
-  const auto [lg, max_pass] = GetParam();
+// Every order, direction and coset of the twin against pp's transforms, for one plan and table.
+void check_every_op(int lg, int max_pass, int twist_lg) {
   const Domain d(lg);
   const auto x = random_scalars(d.size(), kSeed + lg);
   for (Direction dir : {Direction::forward, Direction::inverse})
@@ -138,17 +134,37 @@ TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
                                             << int(out) << " coset " << coset);
           auto want = x, got = x;
           reference(want, d, op);
-          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass, twist_lg);
           ASSERT_EQ(got, want);
           if (dir == Direction::inverse) {
             // The same transform with its output left as canonical integers.
             gpu::NttOp plain = op;
             plain.canonical_out = true;
             got = x;
-            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass);
+            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg);
             ASSERT_EQ(got, canonical_limbs(want));
           }
         }
+}
+
+// (log size, levels per pass): the GPU's own plans up to 2^14, and plans of 2..6 passes at
+// small sizes through narrower passes.
+class NttTwin : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
+  const auto [lg, max_pass] = GetParam();
+  check_every_op(lg, max_pass, gpu::kTwistTableLg);
+}
+
+// The same with a root per twist (twist_lg = lg: no pass multiplies two table entries; inverse
+// transforms read entry -e of the one table), and with a direct table smaller than the default,
+// so that the middle passes of these small plans take their roots from the two-level tables too.
+class NttTwinTwistTables : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(NttTwinTwistTables, FullAndNoDirectTableEqualCpuTransform) {
+  const auto [lg, max_pass] = GetParam();
+  check_every_op(lg, max_pass, lg);
+  check_every_op(lg, max_pass, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuPlans, NttTwin,
@@ -156,6 +172,8 @@ INSTANTIATE_TEST_SUITE_P(GpuPlans, NttTwin,
                                             ::testing::Values(gpu::kMaxPassLg)));
 INSTANTIATE_TEST_SUITE_P(MultiPass, NttTwin,
                          ::testing::Combine(::testing::Values(5, 8, 11, 12), ::testing::Values(2, 3, 4)));
+INSTANTIATE_TEST_SUITE_P(Plans, NttTwinTwistTables,
+                         ::testing::Combine(::testing::Values(8, 12, 14), ::testing::Values(3, 5, gpu::kMaxPassLg)));
 
 // snarkjs's odd points: coset shift omega_2n over the generator-5 domain — the evaluations at
 // omega_2n · omega_n^i, checked by scaling coefficient i by omega_2n^i and a plain transform.
@@ -548,6 +566,24 @@ TEST(Classify, IdentityMapEqualsTheExplicitMap) {
   EXPECT_THROW(gpu::select_split(classes, {}, 350, 51), std::invalid_argument);
   EXPECT_THROW(gpu::select_split(classes, {}, 401, 1), std::invalid_argument);
   EXPECT_NO_THROW(gpu::select_split(classes, {}, 350, 50));
+}
+
+// classify_z with a copy target (a resident SRS's staging copy of the assignment) gives the same
+// classes and leaves z = input ‖ aux there, across word boundaries and the input/aux seam; the
+// words past the end stay untouched.
+TEST(Classify, CopyingTheAssignmentGivesTheSameClasses) {
+  for (const std::size_t inputs : {std::size_t(1), std::size_t(9), std::size_t(64), std::size_t(70)}) {
+    const std::vector<Fr> z = mixed_assignment(inputs + 1000, kSeed + 17 + inputs);
+    const std::span<const Fr> input(z.data(), inputs), aux(z.data() + inputs, z.size() - inputs);
+    std::vector<Fr> copy(z.size() + 1, Fr::from_u64(7));
+    const gpu::ZClasses plain = gpu::classify_z(input, aux);
+    const gpu::ZClasses copied = gpu::classify_z(input, aux, copy.data());
+    EXPECT_EQ(plain.ones, copied.ones) << inputs;
+    EXPECT_EQ(plain.other, copied.other) << inputs;
+    EXPECT_EQ(plain.size, copied.size) << inputs;
+    EXPECT_TRUE(std::equal(z.begin(), z.end(), copy.begin())) << inputs;
+    EXPECT_EQ(copy.back(), Fr::from_u64(7)) << inputs;
+  }
 }
 
 // One query of a tail test: n points over a mixed assignment of n + 5 scalars; mapped, point p is

@@ -92,10 +92,14 @@ TEST(PlanBounds, WorkspaceByHand) {
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
   EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
   // NTT tables at 2^28: four two-level tables of 2^14 + 2^14 roots, two small tables of 512 and
-  // the direct twist tables of the 10 + 9 + 9 plan's middle pass (2 x 2^18 roots): 20.03 MiB.
-  EXPECT_EQ(ntt_tables_bound(28), (4 * (2 * (uint64_t(1) << 14)) + 2 * 512 + 2 * (uint64_t(1) << 18)) * 32);
+  // the direct twist table of the 10 + 9 + 9 plan's middle pass (2^18 roots, both directions):
+  // 12.03 MiB.
+  EXPECT_EQ(ntt_tables_bound(28), (4 * (2 * (uint64_t(1) << 14)) + 2 * 512 + (uint64_t(1) << 18)) * 32);
   // 2^24 (8 + 8 + 8): 2^12 + 2^12 per two-level table, small 512, middle pass 2^16.
-  EXPECT_EQ(ntt_tables_bound(24), (4 * (2 * (uint64_t(1) << 12)) + 2 * 512 + 2 * (uint64_t(1) << 16)) * 32);
+  EXPECT_EQ(ntt_tables_bound(24), (4 * (2 * (uint64_t(1) << 12)) + 2 * 512 + (uint64_t(1) << 16)) * 32);
+  // A root per twist at 2^27 (9 + 9 + 9): the direct table holds all 2^27 roots, 4 GiB more.
+  EXPECT_EQ(ntt_tables_bound(27, true),
+            (4 * ((uint64_t(1) << 14) + (uint64_t(1) << 13)) + 2 * 512 + (uint64_t(1) << 27)) * 32);
 }
 
 TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {
@@ -216,6 +220,38 @@ TEST(PlanShape, HTableFromTheSpareBudget) {
   EXPECT_FALSE(plan_violations(bad).empty());
   bad = plan_memory(request_for(s, 139 * kGiB, 2, SrsPlacement::streamed));
   bad.h_copies = 2;
+  EXPECT_FALSE(plan_violations(bad).empty());
+}
+
+// A resident plan holds a root per NTT twist when what the H table left has room for it (the
+// table keeps its copies); a request without it, a streamed plan, or a resident one at its minimum
+// budget keeps the default tables, and the re-check catches a flag its region cannot hold.
+TEST(PlanShape, FullNttTwistTableWhenItFits) {
+  const CircuitShape s = porep_like_shape(27);
+  const MemoryPlan card = plan_memory(request_for(s, 139 * kGiB, 2));
+  ASSERT_EQ(card.srs, SrsPlacement::resident);
+  EXPECT_TRUE(card.ntt_full_twist);
+  EXPECT_TRUE(plan_violations(card).empty()) << plan_violations(card).front();
+  EXPECT_GE(card.find("ntt.tables")->bytes, s.domain() * kScalarBytes);
+  EXPECT_EQ(card.find("ntt.tables")->bytes, ntt_tables_bound(27, true));
+  EXPECT_GT(card.h_copies, 1);
+  EXPECT_NE(card.describe().find("a root per twist"), std::string::npos);
+
+  PlanRequest off = request_for(s, 139 * kGiB, 2);
+  off.ntt_full_twist = false;
+  const MemoryPlan plain = plan_memory(off);
+  EXPECT_FALSE(plain.ntt_full_twist);
+  EXPECT_EQ(plain.find("ntt.tables")->bytes, ntt_tables_bound(27));
+  EXPECT_LT(plain.find("ntt.tables")->bytes, 64 * kMiB);
+
+  EXPECT_FALSE(plan_memory(request_for(s, 16 * kGiB, 2)).ntt_full_twist);
+  const uint64_t minimum = minimum_budget(s, SrsPlacement::resident);
+  const MemoryPlan tight = plan_memory(request_for(s, minimum, 2, SrsPlacement::resident));
+  EXPECT_FALSE(tight.ntt_full_twist);
+  EXPECT_TRUE(plan_violations(tight).empty());
+
+  MemoryPlan bad = plain;
+  bad.ntt_full_twist = true;
   EXPECT_FALSE(plan_violations(bad).empty());
 }
 

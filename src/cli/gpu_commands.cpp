@@ -20,6 +20,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   b.copies = o.copies;
   b.batch = o.batch;
   b.canonical = o.scalars == "canonical";
+  b.full_twist = o.twist == "full";
   b.runs = o.runs;
   b.warmup = o.warmup;
   b.device = o.device;
@@ -30,7 +31,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   const std::string op = r.op == "ntt" ? std::string("ntt-nr") : r.op + "-" + r.curve;
   fmt::print("proofpipe op={} lg={} mode=compute-only window={} runs={} median_ms={:.3f} min_ms={:.3f} max_ms={:.3f}{}\n", op,
              r.lg, r.window, r.runs, r.median_ms, r.min_ms, r.max_ms,
-             r.op == "ntt" ? std::string()
+             r.op == "ntt" ? fmt::format(" twist_table={} twist_lg={}", o.twist, r.twist_lg)
                            : fmt::format(" precomputed={} batch={} scalars={}", r.copies > 1 ? r.copies : 0, r.batch,
                                          r.canonical ? "canonical" : "montgomery"));
   return 0;

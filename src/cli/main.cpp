@@ -185,6 +185,12 @@ int main(int argc, char** argv) {
     b->add_option("--lg", bench_gpu.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
     if (std::string(op) != "ntt")
       b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
+    if (std::string(op) == "ntt")
+      b->add_option("--twist-table", bench_gpu.twist,
+                    "The passes' twist roots: split (the default tables, a few MiB; the top pass multiplies two "
+                    "entries) or full (one entry per root: 2^lg roots, 4 GiB at 2^27)")
+          ->check(CLI::IsMember({"split", "full"}))
+          ->capture_default_str();
     if (std::string(op) == "msm") {
       b->add_option("--window", bench_gpu.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
       b->add_option("--precompute", bench_gpu.copies,

@@ -107,14 +107,21 @@ std::vector<Fr> canonical_limbs(const std::vector<Fr>& v) {
 
 void ntt_rows(int max_lg, uint64_t seed) {
   cudaStream_t stream = nullptr;
-  for (int lg = 1; lg <= max_lg; ++lg) {
+  // Every size with the default tables, then sizes whose top (and middle) passes take the
+  // two-level roots by default with a root per twist instead (twist_lg = lg).
+  std::vector<std::pair<int, bool>> cases;
+  for (int lg = 1; lg <= max_lg; ++lg) cases.emplace_back(lg, false);
+  for (int lg : {12, 20, 22})
+    if (lg <= max_lg) cases.emplace_back(lg, true);
+  for (const auto& [lg, full] : cases) {
     const auto t0 = std::chrono::steady_clock::now();
     const Domain d(lg);
     const auto x = scalars(d.size(), seed + lg);
     Dev<Fr> a(x);
-    Dev<char> tb(gpu::ntt_tables_bytes(lg));
+    const int twist_lg = gpu::twist_table_lg(lg, full);
+    Dev<char> tb(gpu::ntt_tables_bytes(lg, twist_lg));
     gpu::NttTables t;
-    ok_or_throw(gpu::ntt_tables_init(tb.p, tb.n, lg, gpu::roots_of(d), stream, &t));
+    ok_or_throw(gpu::ntt_tables_init(tb.p, tb.n, lg, gpu::roots_of(d), stream, &t, twist_lg));
     bool all = true;
     int ops = 0;
     for (Direction dir : {Direction::forward, Direction::inverse})
@@ -154,7 +161,9 @@ void ntt_rows(int max_lg, uint64_t seed) {
       all = all && a.down() == x;
       ops += 2;
     }
-    row("ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips", "2^" + std::to_string(lg), all, ms_since(t0));
+    row(full ? "ntt, a root per twist: 16 order/coset/direction combos, 8 canonical out, 2 round trips"
+             : "ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips",
+        "2^" + std::to_string(lg), all, ms_since(t0));
   }
   // snarkjs's odd points (shift omega_2n over the generator-5 domain) and the H step.
   for (int lg : {4, 13, 20}) {
@@ -405,7 +414,9 @@ void planner_rows() {
     ok = ok && engine::batch_add_workspace_bound(engine::Curve::g1, m) >= gpu::batch_add_workspace_bytes<G1Curve>(m) &&
          engine::batch_add_workspace_bound(engine::Curve::g2, m) >= gpu::batch_add_workspace_bytes<G2Curve>(m);
   }
-  for (int lg = 1; lg <= gpu::kMaxNttLg; ++lg) ok = ok && engine::ntt_tables_bound(lg) >= gpu::ntt_tables_bytes(lg);
+  for (int lg = 1; lg <= gpu::kMaxNttLg; ++lg)
+    ok = ok && engine::ntt_tables_bound(lg) >= gpu::ntt_tables_bytes(lg) &&
+         engine::ntt_tables_bound(lg, true) >= gpu::ntt_tables_bytes(lg, gpu::twist_table_lg(lg, true));
   row("planner bounds >= kernels' workspace (MSM, batch add, NTT tables)", "1..2^30", ok, ms_since(t0));
 }
 

@@ -71,7 +71,8 @@ uint64_t bytes_of(const std::vector<Piece>& pieces) {
 
 std::string count(uint64_t n) { return fmt::format("{}", n); }
 
-std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_copies = 1, int h_window = 0) {
+std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_copies = 1, int h_window = 0,
+                                 bool full_twist = false) {
   std::vector<Piece> v;
   if (srs == SrsPlacement::resident) {
     v.push_back({"srs.h",
@@ -86,7 +87,9 @@ std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_
     v.push_back({"srs.a_vars", "variable of each A point (u32), to gather tail points", s.a_points * 4});
     v.push_back({"srs.b_vars", "variable of each B point (u32), to gather tail points", s.b_points * 4});
   }
-  v.push_back({"ntt.tables", fmt::format("twiddles of the 2^{} domain and its coset", s.lg), ntt_tables_bound(s.lg)});
+  v.push_back({"ntt.tables",
+               fmt::format("twiddles of the 2^{} domain and its coset{}", s.lg, full_twist ? ", a root per twist" : ""),
+               ntt_tables_bound(s.lg, full_twist)});
   return v;
 }
 
@@ -359,9 +362,9 @@ uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {
   return align_up(gpu::batch_add_layout(m, xyzz_bytes(curve)).total);
 }
 
-uint64_t ntt_tables_bound(int lg) {
+uint64_t ntt_tables_bound(int lg, bool full_twist) {
   if (lg < 1 || lg > 31) throw std::invalid_argument(fmt::format("ntt_tables_bound: lg = {}", lg));
-  return gpu::table_elements(lg) * kScalarBytes;
+  return gpu::table_elements(lg, gpu::twist_table_lg(lg, full_twist)) * kScalarBytes;
 }
 
 uint64_t CircuitShape::srs_bytes() const {
@@ -521,7 +524,8 @@ MemoryPlan plan_memory(const PlanRequest& request) {
   const auto lay_out = [&] {
     plan.regions.clear();
     uint64_t offset = 0;
-    append(plan.regions, offset, shared_pieces(s, plan.srs, plan.h_copies, plan.window_h), RegionGroup::shared, 0, "");
+    append(plan.regions, offset, shared_pieces(s, plan.srs, plan.h_copies, plan.window_h, plan.ntt_full_twist),
+           RegionGroup::shared, 0, "");
     append(plan.regions, offset, compute_pieces(s, best->ch, plan.h_copies, plan.window_h), RegionGroup::compute, 0, "");
     for (int i = 0; i < best_stages; ++i)
       append(plan.regions, offset, stage_pieces(s), RegionGroup::stage, i, fmt::format("stage[{}].", i));
@@ -548,6 +552,14 @@ MemoryPlan plan_memory(const PlanRequest& request) {
         lay_out();
       }
     }
+  }
+  // A root per NTT twist from what the H table left, so it never costs the table a copy: then no
+  // NTT pass multiplies two table entries for its twist (docs/PERF.md).
+  if (request.ntt_full_twist && plan.srs == SrsPlacement::resident &&
+      ntt_tables_bound(s.lg, true) > ntt_tables_bound(s.lg, false) &&
+      plan.arena_bytes + align_up(ntt_tables_bound(s.lg, true)) - align_up(ntt_tables_bound(s.lg, false)) <= budget) {
+    plan.ntt_full_twist = true;
+    lay_out();
   }
   return plan;
 }
@@ -608,7 +620,7 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
       fail(fmt::format("region {} has {} bytes, needs {}", name, r->bytes, bytes));
     }
   };
-  need("ntt.tables", ntt_tables_bound(s.lg));
+  need("ntt.tables", ntt_tables_bound(s.lg, p.ntt_full_twist));
   const Choice ch{p.srs, p.msm_chunk, p.window_g1, p.window_g2};
   need("compute.workspace", std::max(workspace_need(s, ch), h_table_workspace(s, p.h_copies, p.window_h)));
   need("compute.gather", gather_need(s, ch));
@@ -762,6 +774,9 @@ std::string MemoryPlan::describe() const {
                          h_copies, s.h_points, format_bytes(s.h_points * kG1AffineBytes * uint64_t(h_copies)), window_h,
                          (msm_windows(window_h) + h_copies - 1) / h_copies, msm_windows(window_h)));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
+  if (ntt_full_twist)
+    line("NTT", fmt::format("a root per twist in ntt.tables ({}): no pass multiplies two table entries",
+                            format_bytes(ntt_tables_bound(s.lg, true))));
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));
   line("host", fmt::format("pinned SRS copy {} (registered once at load)", format_bytes(pinned_srs_bytes())));

@@ -288,15 +288,17 @@ BenchResult bench_batch_add(const BenchOptions& o, cudaStream_t stream) {
 BenchResult bench_ntt(const BenchOptions& o, cudaStream_t stream) {
   const Domain d(o.lg);
   DeviceBuffer<Fr> a(d.size());
-  DeviceBuffer<char> tb(ntt_tables_bytes(o.lg));
+  const int twist_lg = twist_table_lg(o.lg, o.full_twist);
+  DeviceBuffer<char> tb(ntt_tables_bytes(o.lg, twist_lg));
   NttTables t;
-  throw_if(ntt_tables_init(tb.p, ntt_tables_bytes(o.lg), o.lg, roots_of(d), stream, &t));
+  throw_if(ntt_tables_init(tb.p, ntt_tables_bytes(o.lg, twist_lg), o.lg, roots_of(d), stream, &t, twist_lg));
   random_scalars_kernel<<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
   PP_CUDA_CHECK(cudaStreamSynchronize(stream));
   BenchResult r;
   r.op = "ntt";
   r.curve = "fr";
   r.lg = o.lg;
+  r.twist_lg = t.mid_lg;
   const NttOp op{Direction::forward, Order::natural, Order::bit_reversed, false};
   summarise(r, time_runs(o, stream, [&] { throw_if(ntt(a.p, t, op, stream)); }));
   r.note = "forward, natural in, bit-reversed out";

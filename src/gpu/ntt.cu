@@ -15,9 +15,9 @@ namespace {
 
 constexpr int kElementwiseBlock = 256;
 
-__global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg) {
+__global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg, int twist_lg) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < count) out[i] = table_entry(roots, lg, i);
+  if (i < count) out[i] = table_entry(roots, lg, i, twist_lg);
 }
 
 // One block = p.cols() columns of K points: copied into shared memory in 16-byte chunks (threads
@@ -83,15 +83,15 @@ Status check_lg(int lg) {
 
 }  // namespace
 
-std::size_t ntt_tables_bytes(int lg) { return table_elements(lg) * sizeof(Fr); }
+std::size_t ntt_tables_bytes(int lg, int twist_lg) { return table_elements(lg, twist_lg) * sizeof(Fr); }
 
 Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots& roots, Stream stream,
-                       NttTables* out) {
+                       NttTables* out, int twist_lg) {
   if (Status s = check_lg(lg); !s) return s;
   if (d_tables == nullptr || out == nullptr) return Status::invalid("pp::gpu::ntt_tables_init: null pointer");
-  if (bytes < ntt_tables_bytes(lg))
+  if (bytes < ntt_tables_bytes(lg, twist_lg))
     return Status::invalid("pp::gpu::ntt_tables_init: " + std::to_string(bytes) + " bytes given, " +
-                           std::to_string(ntt_tables_bytes(lg)) + " needed");
+                           std::to_string(ntt_tables_bytes(lg, twist_lg)) + " needed");
   // A pass's block may hold up to kBlockElements elements: above the default 48 KiB of shared
   // memory, so each kernel is allowed that much (a start-up call, not on the proving path).
   const int smem = int(slots_bytes(kBlockElements));
@@ -100,11 +100,11 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
                               "pp::gpu::ntt_tables_init: shared memory limit");
         !st)
       return st;
-  const std::size_t count = table_elements(lg);
+  const std::size_t count = table_elements(lg, twist_lg);
   Fr* base = static_cast<Fr*>(d_tables);
-  device::launch(tables_kernel, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg);
+  device::launch(tables_kernel, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg, twist_lg);
   // size_inv = 1/2^lg: the same value whichever omega, computed on the host.
-  *out = bind_tables(base, lg, Fr::from_u64(uint64_t(1) << lg).inverse());
+  *out = bind_tables(base, lg, Fr::from_u64(uint64_t(1) << lg).inverse(), twist_lg);
   return last_error("pp::gpu::ntt_tables_init");
 }
 

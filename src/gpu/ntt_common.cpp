@@ -62,7 +62,7 @@ void twin_pass(Fr* a, const NttPass& p, const NttTables& t, const PassJob& job) 
 
 }  // namespace
 
-void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass) {
+void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg) {
   const int lg = d.lg();
   if (lg > kMaxNttLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: 2^" + std::to_string(lg) + " exceeds the GPU limit 2^" +
@@ -71,9 +71,9 @@ void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const Ntt
     throw std::invalid_argument("pp::gpu::ntt_twin: " + std::to_string(a.size()) + " values for a domain of " +
                                 std::to_string(d.size()));
   if (const std::string why = check_op(op); !why.empty()) throw std::invalid_argument("pp::gpu::ntt_twin: " + why);
-  std::vector<Fr> buf(table_elements(lg));
-  tbb::parallel_for(std::size_t(0), buf.size(), [&](std::size_t i) { buf[i] = table_entry(roots, lg, i); });
-  const NttTables t = bind_tables(buf.data(), lg, d.size_inv());
+  std::vector<Fr> buf(table_elements(lg, twist_lg));
+  tbb::parallel_for(std::size_t(0), buf.size(), [&](std::size_t i) { buf[i] = table_entry(roots, lg, i, twist_lg); });
+  const NttTables t = bind_tables(buf.data(), lg, d.size_inv(), twist_lg);
   const NttSchedule s = schedule(op);
   if (max_pass < 1 || max_pass > kMaxPassLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: max_pass " + std::to_string(max_pass) + " outside [1, " +

@@ -74,7 +74,7 @@ uint64_t bits_from(const std::vector<uint64_t>& b, std::size_t start, std::size_
 
 }  // namespace
 
-ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux) {
+ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to) {
   ZClasses out;
   out.size = input.size() + aux.size();
   const std::size_t words = (out.size + 63) / 64;
@@ -86,6 +86,7 @@ ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux) {
       uint64_t ones = 0, other = 0;
       for (std::size_t v = w * 64; v < std::min(out.size, w * 64 + 64); ++v) {
         const Fr& x = v < input.size() ? input[v] : aux[v - input.size()];
+        if (copy_to) copy_to[v] = x;
         if (x.is_zero()) continue;
         (x == one ? ones : other) |= uint64_t(1) << (v % 64);
       }

@@ -97,8 +97,9 @@ FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint
 uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
 // Bytes of the GPU NTT's tables of a 2^lg domain, as the kernels lay them out
 // (gpu::table_elements: two-level tables of omega, omega^-1, the coset shift and its inverse, the
-// small in-pass tables and the direct twist tables).
-uint64_t ntt_tables_bound(int lg);
+// small in-pass tables and the direct twist table; full_twist: that table holds a root per twist,
+// 2^lg of them, gpu::twist_table_lg).
+uint64_t ntt_tables_bound(int lg, bool full_twist = false);
 
 // ---- the circuit ----
 // Sizes of one circuit shape (bellman's convention: num_inputs counts the constant one).
@@ -139,6 +140,9 @@ struct PlanRequest {
   // With a resident SRS, spend what the budget has left on a fixed-base table for the H MSM
   // (MemoryPlan::h_copies) when one pays by the MSM cost model (choose_fixed_base).
   bool h_table = true;
+  // With a resident SRS, spend 2^lg scalars of what the H table left on a root per NTT twist
+  // (MemoryPlan::ntt_full_twist) when they fit.
+  bool ntt_full_twist = true;
 };
 
 enum class RegionGroup { shared, compute, stage, msm };
@@ -180,6 +184,9 @@ struct MemoryPlan {
   // load): the H MSM runs over that fixed-base table in one piece. 1: the bases alone.
   int h_copies = 1;
   bool h_workspace_in_stage = false, h_points_in_stage = false;
+  // ntt.tables holds a root per twist (gpu::twist_table_lg(lg, true): 2^lg roots, 4 GiB at 2^27), so
+  // no NTT pass multiplies two table entries for its twist.
+  bool ntt_full_twist = false;
   uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
   uint64_t resident_minimum = 0;    // smallest budget with a resident SRS
   uint64_t streamed_minimum = 0;    // smallest budget with a streamed SRS

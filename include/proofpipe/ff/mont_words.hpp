@@ -433,26 +433,53 @@ PP_HD PP_INLINE void mul_sub_words(K& k, uint32_t* r, const uint32_t* a, const u
   redc_add_words<W>(k, r, x, x + W, m, inv);
 }
 
-// (r0 + r1·u) = (a0 + a1·u)(b0 + b1·u) in Fp2 = Fp[u]/(u² + 1), Montgomery words, fully reduced;
-// inputs reduced (< m < 2^(32W-2), so a0 + a1 fits W words); r0, r1 may alias the inputs.
+// The two double-width coordinates of (a0 + a1·u)(b0 + b1·u) in Fp2 = Fp[u]/(u² + 1), before
+// their reductions: x0 = a0·b0 - a1·b1 with m added to its high half when negative (high half in
+// [0, m)), x1 = a0·b1 + a1·b0 (< 2m², high half < m); both below m·2^(32W). Inputs reduced
+// (< m < 2^(32W-2), so a0 + a1 fits W words).
 template <int W, class K>
-PP_HD PP_INLINE void fp2_mul_words(K& k, uint32_t* r0, uint32_t* r1, const uint32_t* a0, const uint32_t* a1,
-                                   const uint32_t* b0, const uint32_t* b1, const uint32_t* m, uint32_t inv) {
+PP_HD PP_INLINE void fp2_wide_words(K& k, uint32_t* x0, uint32_t* x1, const uint32_t* a0, const uint32_t* a1,
+                                    const uint32_t* b0, const uint32_t* b1, const uint32_t* m) {
   uint32_t sa[W], sb[W];  // a0 + a1, b0 + b1, not reduced (< 2m)
   add_words<W>(k, sa, a0, a1);
   add_words<W>(k, sb, b0, b1);
   uint32_t v0[2 * W], v1[2 * W];
   wide_mul_words<W>(k, v0, v0 + W, a0, b0);
   wide_mul_words<W>(k, v1, v1 + W, a1, b1);
-  // c0 = v0 - v1 (into d), u = v0 + v1 (into v0; < 2m² < 2^(64W), no carry out).
-  uint32_t d[2 * W];
-  wide_sub_lifted<W>(k, d, v0, v1, m);
+  // x0 = v0 - v1, u = v0 + v1 (into v0; < 2m² < 2^(64W), no carry out).
+  wide_sub_lifted<W>(k, x0, v0, v1, m);
   add_words<2 * W>(k, v0, v0, v1);
-  // s - u = a0·b1 + a1·b0 >= 0 (into v1).
-  wide_mul_words<W>(k, v1, v1 + W, sa, sb);
-  sub_words<2 * W>(k, v1, v1, v0);
-  redc_add_words<W>(k, r0, d, d + W, m, inv);
-  redc_add_words<W>(k, r1, v1, v1 + W, m, inv);
+  // x1 = s - u = a0·b1 + a1·b0 >= 0.
+  wide_mul_words<W>(k, x1, x1 + W, sa, sb);
+  sub_words<2 * W>(k, x1, x1, v0);
+}
+
+// (r0 + r1·u) = (a0 + a1·u)(b0 + b1·u) in Fp2, Montgomery words, fully reduced: two reductions
+// instead of three. Inputs reduced; r0, r1 may alias the inputs.
+template <int W, class K>
+PP_HD PP_INLINE void fp2_mul_words(K& k, uint32_t* r0, uint32_t* r1, const uint32_t* a0, const uint32_t* a1,
+                                   const uint32_t* b0, const uint32_t* b1, const uint32_t* m, uint32_t inv) {
+  uint32_t x0[2 * W], x1[2 * W];
+  fp2_wide_words<W>(k, x0, x1, a0, a1, b0, b1, m);
+  redc_add_words<W>(k, r0, x0, x0 + W, m, inv);
+  redc_add_words<W>(k, r1, x1, x1 + W, m, inv);
+}
+
+// r = a·b - c·d in Fp2 (the Y of the G2 XYZZ additions) with two reductions instead of four: both
+// products at double width (fp2_wide_words), their differences lifted (each operand is below
+// m·2^(32W), so wide_sub_lifted leaves a high half in [0, m)), one REDC a coordinate. Inputs
+// reduced; r may alias any input.
+template <int W, class K>
+PP_HD PP_INLINE void fp2_mul_sub_words(K& k, uint32_t* r0, uint32_t* r1, const uint32_t* a0, const uint32_t* a1,
+                                       const uint32_t* b0, const uint32_t* b1, const uint32_t* c0, const uint32_t* c1,
+                                       const uint32_t* d0, const uint32_t* d1, const uint32_t* m, uint32_t inv) {
+  uint32_t x0[2 * W], x1[2 * W], y0[2 * W], y1[2 * W];
+  fp2_wide_words<W>(k, x0, x1, a0, a1, b0, b1, m);
+  fp2_wide_words<W>(k, y0, y1, c0, c1, d0, d1, m);
+  wide_sub_lifted<W>(k, x0, x0, y0, m);
+  wide_sub_lifted<W>(k, x1, x1, y1, m);
+  redc_add_words<W>(k, r0, x0, x0 + W, m, inv);
+  redc_add_words<W>(k, r1, x1, x1 + W, m, inv);
 }
 
 }  // namespace pp::detail

@@ -20,6 +20,8 @@ struct BenchOptions {
   // msm: the scalars as canonical integers (as the anchors are given them) or in Montgomery form
   // (every pass takes them out of it). The random scalars are below 2^254, valid either way.
   bool canonical = true;
+  // ntt: a root per twist (2^lg roots in one table) instead of the default tables.
+  bool full_twist = false;
   int warmup = 1;
   int runs = 5;
   int device = 0;
@@ -33,6 +35,7 @@ struct BenchResult {
   int copies = 1;            // msm: fixed-base table copies (1: none)
   int batch = 1;             // msm: sets per pass
   bool canonical = true;     // msm: the scalars' form (BenchOptions::canonical)
+  int twist_lg = 0;          // ntt: the direct twist table's size, log2 (NttTables::mid_lg)
   double precompute_ms = 0;  // msm: building the table (once, not in the median)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;

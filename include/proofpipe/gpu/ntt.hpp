@@ -60,15 +60,19 @@ NttRoots roots_of(const Domain& d, const Fr& shift);
 // Runs schedule(op) with the kernels' bodies in loops over host memory. max_pass < kMaxPassLg
 // splits the transform into more passes than the GPU uses (to test multi-pass plans cheaply).
 // Throws invalid_argument where ntt() returns it.
-void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass = kMaxPassLg);
+// twist_lg: the direct twist table's limit (ntt_tables_init's).
+void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass = kMaxPassLg,
+              int twist_lg = kTwistTableLg);
 
 // ---- Device API (library proofpipe_gpu, built with CUDA) ----
-// Bytes of device memory the tables of a 2^lg domain need (a few MiB at 2^28).
-std::size_t ntt_tables_bytes(int lg);
-// Fills caller-provided device memory `d_tables` (ntt_tables_bytes(lg) bytes) on `stream` and
-// returns the table view in *out (valid once the stream reaches this point).
+// Bytes of device memory the tables of a 2^lg domain need: a few MiB at 2^28 with the default
+// direct twist table (twist_lg = kTwistTableLg); with twist_lg >= lg every twist root has its own
+// entry (2^lg roots, 4 GiB at 2^27) and no pass multiplies two table entries.
+std::size_t ntt_tables_bytes(int lg, int twist_lg = kTwistTableLg);
+// Fills caller-provided device memory `d_tables` (ntt_tables_bytes(lg, twist_lg) bytes) on
+// `stream` and returns the table view in *out (valid once the stream reaches this point).
 Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots& roots, Stream stream,
-                       NttTables* out);
+                       NttTables* out, int twist_lg = kTwistTableLg);
 // In-place transform of 2^tables.lg elements at d_a (invalid_argument for canonical_out on a
 // forward transform).
 Status ntt(Fr* d_a, const NttTables& tables, const NttOp& op, Stream stream);

@@ -24,8 +24,9 @@
 // products' dependent chains better than 8 elements a thread in 16 warps did (docs/PERF.md, v8).
 //
 // The twist's root comes from one direct table when the pass's exponents are small enough
-// (m + k <= kTwistTableLg: the middle pass of a 3-pass plan), else from two tables,
-// omega^(e mod 2^b) · omega^(2^b·floor(e/2^b)). The coset shift and the 1/n of an inverse are
+// (m + k <= twist_lg, by default kTwistTableLg: the middle pass of a 3-pass plan), else from two
+// tables, omega^(e mod 2^b) · omega^(2^b·floor(e/2^b)). With twist_lg = lg (a "full" twist table,
+// 2^lg roots: 4 GiB at 2^27) every twist is one load and no product. The coset shift and the 1/n of an inverse are
 // applied as the first pass loads and the last pass stores (no pass of their own).
 #pragma once
 
@@ -44,7 +45,7 @@ inline constexpr int kBlockElements = 1 << kBlockLg;
 inline constexpr int kThreadLg = 2;        // elements a thread holds in registers: 2^2
 inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
-inline constexpr int kTwistTableLg = 18;   // the direct twist table: up to 2^18 roots (8 MiB) a direction
+inline constexpr int kTwistTableLg = 18;   // the default direct twist table: up to 2^18 roots (8 MiB)
 static_assert(kBlockLg >= kMaxPassLg, "a block holds at least one whole column of the largest pass");
 static_assert(kThreadLg <= kBlockLg, "a thread's elements lie in one block");
 
@@ -162,8 +163,8 @@ PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_
 // The roots a transform of size 2^lg needs, all in one buffer that lives in device memory (or
 // host memory for the twin): lo[i] = w^i (i < 2^b), hi[j] = w^(j·2^b) (j < 2^(lg-b)) for
 // w = omega, omega^-1, the coset shift and its inverse; small[v] = w_K^v for the largest pass
-// size K (v < K/2) for omega and omega^-1; mid[e] = w^(e·2^(lg - mid_lg)) (e < 2^mid_lg) for
-// omega and omega^-1, the direct twist table.
+// size K (v < K/2) for omega and omega^-1; mid[e] = omega^(e·2^(lg - mid_lg)) (e < 2^mid_lg), the
+// direct twist table, for both directions (omega^-x is entry -x mod 2^mid_lg).
 struct NttTables {
   int lg = 0, b = 0, small_lg = 0, mid_lg = 0;
   const Fr* fwd_lo = nullptr; const Fr* fwd_hi = nullptr;
@@ -171,7 +172,7 @@ struct NttTables {
   const Fr* shift_lo = nullptr; const Fr* shift_hi = nullptr;
   const Fr* shift_inv_lo = nullptr; const Fr* shift_inv_hi = nullptr;
   const Fr* small_fwd = nullptr; const Fr* small_inv = nullptr;
-  const Fr* mid_fwd = nullptr; const Fr* mid_inv = nullptr;
+  const Fr* mid = nullptr;
   Fr size_inv;        // 1 / 2^lg
   // The canonical integer of 1 / 2^lg in the limbs: the Montgomery product of x·R by it is x/2^lg
   // itself, so the last scaling of an inverse transform can leave Montgomery form for free.
@@ -179,37 +180,38 @@ struct NttTables {
 };
 
 PP_HD inline int table_split(int lg) { return (lg + 1) / 2; }
+// The direct twist table's limit for a 2^lg domain: the default, or lg for a root per twist.
+PP_HD inline int twist_table_lg(int lg, bool full) { return full ? lg : kTwistTableLg; }
 PP_HD inline int table_small_lg(int lg) { return lg < kMaxPassLg ? lg : kMaxPassLg; }
-// The direct twist table's size: the largest m + k <= kTwistTableLg of a twisted pass (m > 0) of
-// the 2^lg plan, 0 if none (then every twist uses the two-level tables).
-PP_HD inline int table_mid_lg(int lg) {
+// The direct twist table's size: the largest m + k <= twist_lg of a twisted pass (m > 0) of the
+// 2^lg plan, 0 if none (then every twist uses the two-level tables).
+PP_HD inline int table_mid_lg(int lg, int twist_lg = kTwistTableLg) {
   const NttPlan plan = make_ntt_plan(lg);
   int t = 0;
   for (int i = 0; i < plan.count; ++i) {
     const int span = plan.pass[i].m + plan.pass[i].k;
-    if (plan.pass[i].m > 0 && span <= kTwistTableLg && span > t) t = span;
+    if (plan.pass[i].m > 0 && span <= twist_lg && span > t) t = span;
   }
   return t;
 }
-PP_HD inline std::size_t table_mid_elements(int lg) {
-  const int t = table_mid_lg(lg);
+PP_HD inline std::size_t table_mid_elements(int lg, int twist_lg = kTwistTableLg) {
+  const int t = table_mid_lg(lg, twist_lg);
   return t > 0 ? std::size_t(1) << t : 0;
 }
 // Elements of the table buffer of a 2^lg domain, in the order of the fields above.
-PP_HD inline std::size_t table_elements(int lg) {
+PP_HD inline std::size_t table_elements(int lg, int twist_lg = kTwistTableLg) {
   const int b = table_split(lg);
   const std::size_t two_level = (std::size_t(1) << b) + (std::size_t(1) << (lg - b));
-  return 4 * two_level + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + 2 * table_mid_elements(lg);
+  return 4 * two_level + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + table_mid_elements(lg, twist_lg);
 }
-// Points `t` into a buffer of table_elements(lg) elements (no values written).
-PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
+// Points `t` into a buffer of table_elements(lg, twist_lg) elements (no values written).
+PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twist_lg = kTwistTableLg) {
   NttTables t;
   t.lg = lg;
   t.b = table_split(lg);
   t.small_lg = table_small_lg(lg);
-  t.mid_lg = table_mid_lg(lg);
+  t.mid_lg = table_mid_lg(lg, twist_lg);
   const std::size_t lo = std::size_t(1) << t.b, hi = std::size_t(1) << (lg - t.b);
-  const std::size_t mid = table_mid_elements(lg);
   Fr* p = base;
   t.fwd_lo = p; p += lo; t.fwd_hi = p; p += hi;
   t.inv_lo = p; p += lo; t.inv_hi = p; p += hi;
@@ -217,8 +219,7 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv) {
   t.shift_inv_lo = p; p += lo; t.shift_inv_hi = p; p += hi;
   t.small_fwd = p; p += std::size_t(1) << (t.small_lg - 1);
   t.small_inv = p; p += std::size_t(1) << (t.small_lg - 1);
-  t.mid_fwd = p; p += mid;
-  t.mid_inv = p;
+  t.mid = p;
   t.size_inv = size_inv;
   t.size_inv_plain = size_inv.canonical_limbs();
   return t;
@@ -231,7 +232,7 @@ struct NttRoots {
 
 // Entry i of the table buffer (bind_tables order), computed from the roots alone, so the device
 // fills its tables with a kernel (no host staging) and the twin with a loop.
-PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i) {
+PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i, int twist_lg = kTwistTableLg) {
   const int b = table_split(lg);
   const std::size_t lo = std::size_t(1) << b, hi = std::size_t(1) << (lg - b);
   const Fr* bases[] = {&r.omega, &r.omega_inv, &r.shift, &r.shift_inv};
@@ -247,11 +248,8 @@ PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i) {
     if (i < half) return bases[s]->pow_u64(uint64_t(i) << (lg - table_small_lg(lg)));
     i -= half;
   }
-  // direct twist tables: omega^(e·2^(lg - mid_lg))
-  const std::size_t mid = table_mid_elements(lg);
-  const int s = i < mid ? 0 : 1;
-  if (s == 1) i -= mid;
-  return bases[s]->pow_u64(uint64_t(i) << (lg - table_mid_lg(lg)));
+  // the direct twist table: omega^(e·2^(lg - mid_lg))
+  return r.omega.pow_u64(uint64_t(i) << (lg - table_mid_lg(lg, twist_lg)));
 }
 
 PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) {
@@ -349,7 +347,10 @@ struct PassJob {
 // The twist root of position pos in column c of pass p.
 PP_HD PP_INLINE Fr twist_root(const NttPass& p, const NttTables& t, bool inverse, uint32_t c, uint32_t pos) {
   const uint32_t cf = c * bit_reverse(pos, p.k);  // < 2^(m + k) <= 2^28
-  if (p.m + p.k <= t.mid_lg) return (inverse ? t.mid_inv : t.mid_fwd)[cf << (t.mid_lg - p.m - p.k)];
+  if (p.m + p.k <= t.mid_lg) {
+    const uint32_t e = cf << (t.mid_lg - p.m - p.k);
+    return t.mid[inverse ? (0u - e) & ((1u << t.mid_lg) - 1) : e];
+  }
   return two_level_pow(inverse ? t.inv_lo : t.fwd_lo, inverse ? t.inv_hi : t.fwd_hi, t.b,
                        uint64_t(cf) << (p.lg - p.m - p.k));
 }

@@ -4,10 +4,12 @@
 // pipelined engine interleaves:
 //
 //   prepare  CPU only: checks the witness, classifies the L, A, B scalars into 0 / 1 / other
-//            (bitmaps), nothing on the device.
+//            (bitmaps), nothing on the device. With a resident SRS and pinned staging the
+//            classes are left to stage, which reads the assignment anyway to copy it.
 //   stage    memory side: uploads a, b into a stage slot (c = a∘b is made on the device: the
 //            witness satisfies the circuit, which prepare checks) and (resident SRS) the assignment and
-//            bitmaps into an msm slot, on the copy stream, after the slot's previous user has
+//            bitmaps into an msm slot (classifying z as it copies it into pinned memory, and
+//            selecting the queries' bits while z crosses), on the copy stream, after the slot's previous user has
 //            released it (stream-ordered events; the host never waits).
 //   compute  compute side: on the compute stream, after the staging event: the NTTs and the
 //            fused H step of the key's convention, the H MSM, the event that releases the stage
@@ -71,7 +73,9 @@ struct ZClasses {
   std::vector<uint64_t> ones, other;  // bit v: z[v] == 1, z[v] not in {0, 1}
   std::size_t size = 0;               // variables
 };
-ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux);
+// copy_to (input.size() + aux.size() scalars, or null): also copies z = input ‖ aux there in the
+// same pass, as a resident SRS's staging copy of the assignment needs (one read of z, not two).
+ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to = nullptr);
 SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
 
 // The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
