@@ -135,7 +135,7 @@ struct BenchGpuOptions {
   int copies = 1;            // msm: fixed-base table copies (1: none, 0: the planner's choice)
   int batch = 0;             // msm: sets sorted per pass (0: as many as the card's free memory holds)
   std::string scalars = "canonical";  // msm (GPU): canonical | montgomery, the scalars' input form
-  std::string twist = "split";        // ntt: split (the default tables) | full (a root per twist)
+  std::string twist = "full";         // ntt: full (a root per twist, as a resident prover plans it) | split (the small tables)
   int runs = 5, warmup = 1, device = 0;
   bool cpu = false;  // msm only: time pp::msm on the host instead of the GPU kernel
   int threads = 0;   // --cpu: worker threads (0: the global --threads, else all cores)

@@ -187,8 +187,8 @@ int main(int argc, char** argv) {
       b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
     if (std::string(op) == "ntt")
       b->add_option("--twist-table", bench_gpu.twist,
-                    "The passes' twist roots: split (the default tables, a few MiB; the top pass multiplies two "
-                    "entries) or full (one entry per root: 2^lg roots, 4 GiB at 2^27)")
+                    "The passes' twist roots: full (one entry per root: 2^lg roots, 4 GiB at 2^27; what the prover builds when "
+                    "the card has room) or split (the small tables, a few MiB; the top pass multiplies two entries)")
           ->check(CLI::IsMember({"split", "full"}))
           ->capture_default_str();
     if (std::string(op) == "msm") {
