@@ -310,6 +310,11 @@ PP_HD PP_INLINE void mont_mul_words(K& k, uint32_t* r, const uint32_t* a, const 
 }
 
 // r = a + b mod m for a, b < m (the top carry is kept, so m may use every bit of W words).
+// The sum's chain is written out rather than taken from add_words: it must end in carry() to keep
+// the top carry, and add_words closes its chain without one. (This and the two near-copies below —
+// mod_sub_words's closing chain and wide_mul_words's row 0 — are kept on purpose: written through
+// the generic helpers, ptxas scheduled the G1 and G2 kernels differently; docs/PERF.md, "The device
+// field words written once". Unify them only with an H200 timing beside.)
 template <int W, class K>
 PP_HD PP_INLINE void mod_add_words(K& k, uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* m) {
   uint32_t s[W], d[W];
@@ -325,7 +330,8 @@ PP_HD PP_INLINE void mod_add_words(K& k, uint32_t* r, const uint32_t* a, const u
   for (int j = 0; j < W; ++j) r[j] = keep ? s[j] : d[j];
 }
 
-// r = a - b mod m for a, b < m.
+// r = a - b mod m for a, b < m. The closing addition of m & borrow is its own chain, ended by
+// carry() (see mod_add_words on why it is not add_words).
 template <int W, class K>
 PP_HD PP_INLINE void mod_sub_words(K& k, uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* m) {
   uint32_t d[W], mm[W];
@@ -362,6 +368,8 @@ PP_HD PP_INLINE void wide_mul_words(K& k, uint32_t* lo, uint32_t* hi, const uint
   static_assert(W % 2 == 0 && W >= 4, "an even word count");
   uint32_t e[W], o[W];
   PP_UNROLL
+  // Row 0 is written out, its e and o words interleaved, not mul_even_words twice: the two forms
+  // compute the same words, and this one is the order v13's kernels were timed with.
   for (int j = 0; j < W; j += 2) {  // row 0: disjoint word pairs, no carries (e and o interleaved)
     e[j] = k.mul_lo(a[j], b[0]);
     e[j + 1] = k.mul_hi(a[j], b[0]);
