@@ -144,6 +144,23 @@ void check_every_op(int lg, int max_pass, int twist_lg) {
             gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg);
             ASSERT_EQ(got, canonical_limbs(want));
           }
+          // The 1/n moved between transforms: a forward that takes it gives want / n, an inverse
+          // that defers it n·want (the transforms are linear).
+          gpu::NttOp moved = op;
+          Fr factor;
+          if (dir == Direction::forward) {
+            moved.take_size_inv = true;
+            factor = d.size_inv();
+          } else if (!coset) {
+            moved.defer_size_inv = true;
+            factor = Fr::from_u64(d.size());
+          } else {
+            continue;
+          }
+          got = x;
+          gpu::ntt_twin(got, d, gpu::roots_of(d), moved, max_pass, twist_lg);
+          for (auto& v : want) v = v * factor;
+          ASSERT_EQ(got, want) << (dir == Direction::forward ? "take_size_inv" : "defer_size_inv");
         }
 }
 
@@ -196,6 +213,54 @@ TEST(NttTwinShift, SnarkjsOddPoints) {
     gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::inverse, Order::natural, Order::natural, true});
     EXPECT_EQ(got, x) << "lg " << lg;
   }
+}
+
+// The prover's step from evaluations to the coset: the inverse's 1/n deferred into the coset
+// forward's first pass equals the two transforms with their own scalings, for both conventions'
+// shifts (bellman's generator 7, snarkjs's omega_2n) and multi-pass plans.
+TEST(NttTwinSizeInv, DeferredIntoTheCosetForwardEqualsTheScaledPair) {
+  for (int lg : {1, 6, 11, 13})
+    for (int max_pass : {3, gpu::kMaxPassLg})
+      for (bool snarkjs : {false, true}) {
+        const Domain d = snarkjs ? Domain(lg, Domain::kSnarkjsGenerator) : Domain(lg);
+        const auto roots = snarkjs ? gpu::roots_of(d, Domain(lg + 1, Domain::kSnarkjsGenerator).omega()) : gpu::roots_of(d);
+        const auto x = random_scalars(d.size(), kSeed + 300 + lg);
+        const gpu::NttOp inv{Direction::inverse, Order::natural, Order::bit_reversed, false};
+        const gpu::NttOp fwd{Direction::forward, Order::bit_reversed, Order::natural, true};
+        auto want = x, got = x;
+        gpu::ntt_twin(want, d, roots, inv, max_pass);
+        gpu::ntt_twin(want, d, roots, fwd, max_pass);
+        gpu::NttOp deferred = inv, taken = fwd;
+        deferred.defer_size_inv = true;
+        taken.take_size_inv = true;
+        gpu::ntt_twin(got, d, roots, deferred, max_pass);
+        gpu::ntt_twin(got, d, roots, taken, max_pass);
+        EXPECT_EQ(got, want) << "lg " << lg << " max_pass " << max_pass << (snarkjs ? " snarkjs" : " bellman");
+      }
+}
+
+TEST(NttTwinErrors, MovedSizeInvOnlyWhereItCanGo) {
+  gpu::NttOp op;  // forward
+  op.defer_size_inv = true;
+  EXPECT_FALSE(gpu::check_op(op).empty());
+  op = {};
+  op.take_size_inv = true;
+  EXPECT_TRUE(gpu::check_op(op).empty());
+  op.coset = true;
+  EXPECT_TRUE(gpu::check_op(op).empty());
+  op.dir = Direction::inverse;
+  EXPECT_FALSE(gpu::check_op(op).empty());
+  op = {Direction::inverse, Order::natural, Order::bit_reversed, false};
+  op.defer_size_inv = true;
+  EXPECT_TRUE(gpu::check_op(op).empty());
+  op.coset = true;
+  EXPECT_FALSE(gpu::check_op(op).empty());
+  op.coset = false;
+  op.canonical_out = true;
+  EXPECT_FALSE(gpu::check_op(op).empty());
+  const Domain d(4);
+  std::vector<Fr> a(16);
+  EXPECT_THROW(gpu::ntt_twin(a, d, gpu::roots_of(d), op), std::invalid_argument);
 }
 
 TEST(NttTwinErrors, WrongSizeIsRejected) {

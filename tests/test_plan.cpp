@@ -91,15 +91,19 @@ TEST(PlanBounds, WorkspaceByHand) {
   EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
   EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
-  // NTT tables at 2^28: four two-level tables of 2^14 + 2^14 roots, two small tables of 512 and
-  // the direct twist table of the 10 + 9 + 9 plan's middle pass (2^18 roots, both directions):
-  // 12.03 MiB.
-  EXPECT_EQ(ntt_tables_bound(28), (4 * (2 * (uint64_t(1) << 14)) + 2 * 512 + (uint64_t(1) << 18)) * 32);
-  // 2^24 (8 + 8 + 8): 2^12 + 2^12 per two-level table, small 512, middle pass 2^16.
-  EXPECT_EQ(ntt_tables_bound(24), (4 * (2 * (uint64_t(1) << 12)) + 2 * 512 + (uint64_t(1) << 16)) * 32);
+  // NTT tables at 2^28: four two-level tables of 2^14 + 2^14 roots, two more hi tables with the
+  // 1/n folded in (2^14 each), two small tables of 512 and the direct twist table of the 10 + 9 +
+  // 9 plan's middle pass (2^18 roots, both directions): 13.03 MiB.
+  EXPECT_EQ(ntt_tables_bound(28),
+            (4 * (2 * (uint64_t(1) << 14)) + 2 * (uint64_t(1) << 14) + 2 * 512 + (uint64_t(1) << 18)) * 32);
+  // 2^24 (8 + 8 + 8): 2^12 + 2^12 per two-level table, two sized hi tables of 2^12, small 512,
+  // middle pass 2^16.
+  EXPECT_EQ(ntt_tables_bound(24),
+            (4 * (2 * (uint64_t(1) << 12)) + 2 * (uint64_t(1) << 12) + 2 * 512 + (uint64_t(1) << 16)) * 32);
   // A root per twist at 2^27 (9 + 9 + 9): the direct table holds all 2^27 roots, 4 GiB more.
-  EXPECT_EQ(ntt_tables_bound(27, true),
-            (4 * ((uint64_t(1) << 14) + (uint64_t(1) << 13)) + 2 * 512 + (uint64_t(1) << 27)) * 32);
+  EXPECT_EQ(ntt_tables_bound(27, true), (4 * ((uint64_t(1) << 14) + (uint64_t(1) << 13)) + 2 * (uint64_t(1) << 13) +
+                                         2 * 512 + (uint64_t(1) << 27)) *
+                                            32);
 }
 
 TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {

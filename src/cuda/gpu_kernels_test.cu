@@ -161,8 +161,24 @@ void ntt_rows(int max_lg, uint64_t seed) {
       all = all && a.down() == x;
       ops += 2;
     }
-    row(full ? "ntt, a root per twist: 16 order/coset/direction combos, 8 canonical out, 2 round trips"
-             : "ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips",
+    {  // The prover's pair, evaluations to the coset, with the inverse's 1/n moved into the forward.
+      gpu::NttOp deferred{Direction::inverse, Order::natural, Order::bit_reversed, false};
+      deferred.defer_size_inv = true;
+      gpu::NttOp taken{Direction::forward, Order::bit_reversed, Order::natural, true};
+      taken.take_size_inv = true;
+      a.up(x);
+      ok_or_throw(gpu::ntt(a.p, t, deferred, stream));
+      ok_or_throw(gpu::ntt(a.p, t, taken, stream));
+      auto want = x;
+      intt(want, d, Order::natural, Order::bit_reversed);
+      coset_ntt(want, d, Order::bit_reversed, Order::natural);
+      const bool ok = a.down() == want;
+      if (!ok) std::printf("  mismatch: lg %d, inverse with 1/n deferred then coset forward taking it\n", lg);
+      all = all && ok;
+      ops += 2;
+    }
+    row(full ? "ntt, a root per twist: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved"
+             : "ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved",
         "2^" + std::to_string(lg), all, ms_since(t0));
   }
   // snarkjs's odd points (shift omega_2n over the generator-5 domain) and the H step.

@@ -15,7 +15,10 @@ NttSchedule schedule(const NttOp& op) {
   s.dif = op.in == Order::natural;
   s.inverse = op.dir == Direction::inverse;
   if (op.dir == Direction::forward) {
-    s.pre = op.coset ? Scale::shift : Scale::none;
+    if (op.take_size_inv) s.pre = op.coset ? Scale::shift_size_inv : Scale::size_inv;
+    else s.pre = op.coset ? Scale::shift : Scale::none;
+  } else if (op.defer_size_inv) {
+    s.post = Scale::none;
   } else if (op.canonical_out) {
     s.post = op.coset ? Scale::shift_inv_canonical : Scale::size_inv_canonical;
   } else {
@@ -28,6 +31,10 @@ NttSchedule schedule(const NttOp& op) {
 std::string check_op(const NttOp& op) {
   if (op.canonical_out && op.dir == Direction::forward)
     return "canonical output is for inverse transforms (their last scaling leaves Montgomery form)";
+  if (op.defer_size_inv && op.dir == Direction::forward) return "defer_size_inv is for inverse transforms";
+  if (op.take_size_inv && op.dir == Direction::inverse) return "take_size_inv is for forward transforms";
+  if (op.defer_size_inv && (op.coset || op.canonical_out))
+    return "defer_size_inv leaves no scaling, so it cannot go with coset or canonical_out (their factor is the last one)";
   return {};
 }
 
@@ -37,7 +44,7 @@ PassStep pass_step(const NttSchedule& s, const NttPlan& plan, int i) {
 }
 
 NttRoots roots_of(const Domain& d, const Fr& shift) {
-  return NttRoots{d.omega(), d.omega_inv(), shift, shift.inverse()};
+  return NttRoots{d.omega(), d.omega_inv(), shift, shift.inverse(), d.size_inv()};
 }
 NttRoots roots_of(const Domain& d) { return roots_of(d, d.generator()); }
 

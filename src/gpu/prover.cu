@@ -879,9 +879,14 @@ void Prover::enqueue_compute(Partition& p) {
   Fr* c = m.region<Fr>(m.slot("stage", ss, "c"));
   const std::size_t n = p.domain.size();
   check(c_step(c, a, b, n, s));
+  // The inverse's 1/n goes with the coset's shift into one table product of the forward's first pass.
+  NttOp to_coefficients{Direction::inverse, Order::natural, Order::bit_reversed, false};
+  to_coefficients.defer_size_inv = true;
+  NttOp to_coset{Direction::forward, Order::bit_reversed, Order::natural, true};
+  to_coset.take_size_inv = true;
   for (Fr* v : {a, b, c}) {
-    check(ntt(v, m.tables, NttOp{Direction::inverse, Order::natural, Order::bit_reversed, false}, s));
-    check(ntt(v, m.tables, NttOp{Direction::forward, Order::bit_reversed, Order::natural, true}, s));
+    check(ntt(v, m.tables, to_coefficients, s));
+    check(ntt(v, m.tables, to_coset, s));
   }
   check(h_step(a, b, c, n, m.h_factor, s));
   if (m.pk.convention.h_basis == HBasis::bellman)

@@ -27,6 +27,14 @@ struct NttOp {
   // Inverse transforms only: the output as canonical integers in the limbs rather than in
   // Montgomery form (the input form of MsmShape::canonical), at no extra cost.
   bool canonical_out = false;
+  // The 1/n of an inverse moved into the next transform's first pass, where a coset forward
+  // multiplies every element anyway: an inverse with defer_size_inv returns n times its result
+  // (no scaling pass-work at all; not with coset or canonical_out), and a forward with
+  // take_size_inv multiplies its input by 1/n (with the shift's powers, one table product, when
+  // coset). Together they are the prover's "coefficients to the coset" with one product an
+  // element fewer.
+  bool defer_size_inv = false;
+  bool take_size_inv = false;
 };
 
 // The steps an NttOp expands to. Natural input runs DIF (output bit-reversed), bit-reversed
@@ -40,7 +48,8 @@ struct NttSchedule {
   bool permute_after = false;
 };
 NttSchedule schedule(const NttOp& op);
-// Empty, or why `op` cannot run (canonical_out on a forward transform).
+// Empty, or why `op` cannot run (canonical_out or defer_size_inv on a forward transform,
+// take_size_inv on an inverse, defer_size_inv with coset or canonical_out).
 std::string check_op(const NttOp& op);
 
 // Step i of running a schedule over a plan: the pass (top bits first for DIF, low bits first for

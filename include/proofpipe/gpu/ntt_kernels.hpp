@@ -165,12 +165,17 @@ PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_
 // w = omega, omega^-1, the coset shift and its inverse; small[v] = w_K^v for the largest pass
 // size K (v < K/2) for omega and omega^-1; mid[e] = omega^(e·2^(lg - mid_lg)) (e < 2^mid_lg), the
 // direct twist table, for both directions (omega^-x is entry -x mod 2^mid_lg).
+// The 1/n of the scalings is folded into hi tables, so that a factor is one product of two
+// entries: shift_inv_hi[j] = shift^(-j·2^b)/n (the coset inverse's factor), shift_inv_hi_plain the
+// same as canonical integers (lo ⊗ it is then the factor's integer: the canonical output's
+// factor), shift_hi_sized[j] = shift^(j·2^b)/n (a coset forward that takes an inverse's deferred 1/n).
 struct NttTables {
   int lg = 0, b = 0, small_lg = 0, mid_lg = 0;
   const Fr* fwd_lo = nullptr; const Fr* fwd_hi = nullptr;
   const Fr* inv_lo = nullptr; const Fr* inv_hi = nullptr;
   const Fr* shift_lo = nullptr; const Fr* shift_hi = nullptr;
   const Fr* shift_inv_lo = nullptr; const Fr* shift_inv_hi = nullptr;
+  const Fr* shift_hi_sized = nullptr; const Fr* shift_inv_hi_plain = nullptr;
   const Fr* small_fwd = nullptr; const Fr* small_inv = nullptr;
   const Fr* mid = nullptr;
   Fr size_inv;        // 1 / 2^lg
@@ -201,8 +206,8 @@ PP_HD inline std::size_t table_mid_elements(int lg, int twist_lg = kTwistTableLg
 // Elements of the table buffer of a 2^lg domain, in the order of the fields above.
 PP_HD inline std::size_t table_elements(int lg, int twist_lg = kTwistTableLg) {
   const int b = table_split(lg);
-  const std::size_t two_level = (std::size_t(1) << b) + (std::size_t(1) << (lg - b));
-  return 4 * two_level + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + table_mid_elements(lg, twist_lg);
+  const std::size_t hi = std::size_t(1) << (lg - b), two_level = (std::size_t(1) << b) + hi;
+  return 4 * two_level + 2 * hi + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + table_mid_elements(lg, twist_lg);
 }
 // Points `t` into a buffer of table_elements(lg, twist_lg) elements (no values written).
 PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twist_lg = kTwistTableLg) {
@@ -217,6 +222,7 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twi
   t.inv_lo = p; p += lo; t.inv_hi = p; p += hi;
   t.shift_lo = p; p += lo; t.shift_hi = p; p += hi;
   t.shift_inv_lo = p; p += lo; t.shift_inv_hi = p; p += hi;
+  t.shift_hi_sized = p; p += hi; t.shift_inv_hi_plain = p; p += hi;
   t.small_fwd = p; p += std::size_t(1) << (t.small_lg - 1);
   t.small_inv = p; p += std::size_t(1) << (t.small_lg - 1);
   t.mid = p;
@@ -225,9 +231,10 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twi
   return t;
 }
 
-// The four base values the tables are powers of.
+// The four base values the tables are powers of, and 1/n (n = 2^lg of the domain), which the
+// sized hi tables fold in.
 struct NttRoots {
-  Fr omega, omega_inv, shift, shift_inv;
+  Fr omega, omega_inv, shift, shift_inv, size_inv;
 };
 
 // Entry i of the table buffer (bind_tables order), computed from the roots alone, so the device
@@ -239,9 +246,14 @@ PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i, int twist_
   for (int s = 0; s < 4; ++s) {
     if (i < lo) return bases[s]->pow_u64(i);
     i -= lo;
-    if (i < hi) return bases[s]->pow_u64(uint64_t(i) << b);
+    if (i < hi) return s == 3 ? bases[s]->pow_u64(uint64_t(i) << b) * r.size_inv : bases[s]->pow_u64(uint64_t(i) << b);
     i -= hi;
   }
+  // the sized hi tables: shift^(j·2^b)/n, then shift^(-j·2^b)/n as canonical integers
+  if (i < hi) return r.shift.pow_u64(uint64_t(i) << b) * r.size_inv;
+  i -= hi;
+  if (i < hi) return (r.shift_inv.pow_u64(uint64_t(i) << b) * r.size_inv).canonical_limbs();
+  i -= hi;
   // small tables: w_K = omega^(2^(lg - small_lg))
   const std::size_t half = std::size_t(1) << (table_small_lg(lg) - 1);
   for (int s = 0; s < 2; ++s) {
@@ -312,23 +324,27 @@ enum class Scale : uint8_t {
   shift,          // a[i] *= shift^idx           (coset forward, before the transform)
   shift_inv,      // a[i] *= shift^-idx · factor (coset inverse, after it; factor = 1/n)
   size_inv,       // a[i] *= 1/n
-  // The last two with the result as canonical integers (out of Montgomery form), at the same
-  // cost: the factor's last product is by size_inv_plain.
+  shift_size_inv, // a[i] *= shift^idx / n       (coset forward taking an inverse's deferred 1/n)
+  // shift_inv and size_inv with the result as canonical integers (out of Montgomery form), at the
+  // same cost: the factor's last product is by a canonical integer (shift_inv_hi_plain's entry or
+  // size_inv_plain).
   shift_inv_canonical,
   size_inv_canonical,
 };
 
-// The factor of Scale `kind` (not none) for natural index idx. For the canonical kinds it is
-// the factor's integer f itself (not f·R), so that x·R times it (a Montgomery product) is the
-// integer of x·f.
+// The factor of Scale `kind` (not none) for natural index idx: one product of two table entries
+// at most (the 1/n is in the sized hi tables). For the canonical kinds it is the factor's integer
+// f itself (not f·R), so that x·R times it (a Montgomery product) is the integer of x·f.
 PP_HD PP_INLINE Fr scale_factor(const NttTables& t, Scale kind, uint64_t idx) {
   switch (kind) {
     case Scale::shift:
       return two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
+    case Scale::shift_size_inv:
+      return two_level_pow(t.shift_lo, t.shift_hi_sized, t.b, idx);
     case Scale::shift_inv:
-      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv;
-    case Scale::shift_inv_canonical:
-      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx) * t.size_inv_plain;
+      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx);
+    case Scale::shift_inv_canonical:  // lo[.]·R ⊗ hi_plain[.] = the factor's integer
+      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi_plain, t.b, idx);
     case Scale::size_inv_canonical:
       return t.size_inv_plain;
     default:
