@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -314,6 +315,47 @@ TEST(Engine, SeveralDevicesShareOneQueue) {
     where.insert(r.partitions[0].where);
   }
   EXPECT_EQ(where.size(), 3u) << "single-partition jobs should spread over every device";
+  for (const auto& s : sims) expect_arena_sound(*s);
+}
+
+// A job pinned to a backend runs only there, while unpinned jobs still spread; a backend that is
+// not the engine's is refused at submit.
+TEST(Engine, PinnedJobsRunOnTheirBackendOnly) {
+  std::vector<std::unique_ptr<SimBackend>> sims;
+  std::vector<Backend*> backends;
+  for (int d = 0; d < 3; ++d) {
+    SimConfig sc = small_sim("sim" + std::to_string(d), 1, 1);
+    sc.latency.h_us = 2000;
+    sims.push_back(std::make_unique<SimBackend>(sc));
+    backends.push_back(sims.back().get());
+  }
+  EngineConfig ec;
+  ec.gw = 1;
+  Engine engine(backends, ec);
+  std::vector<JobHandle> pinned, free_jobs;
+  for (uint64_t s = 0; s < 6; ++s) {
+    JobSpec spec = job_of(2, 90 + s);
+    spec.backend = 2;
+    pinned.push_back(engine.submit(std::move(spec)));
+    free_jobs.push_back(engine.submit(job_of(1, 120 + s)));
+  }
+  for (std::size_t j = 0; j < pinned.size(); ++j) {
+    const JobResult r = pinned[j].wait();
+    expect_cpu_equal_and_valid(r, 2, 90 + j);
+    for (const PartitionResult& p : r.partitions) EXPECT_EQ(p.where, "sim2") << "job " << j;
+  }
+  std::set<std::string> where;
+  for (std::size_t j = 0; j < free_jobs.size(); ++j) {
+    const JobResult r = free_jobs[j].wait();
+    expect_cpu_equal_and_valid(r, 1, 120 + j);
+    where.insert(r.partitions[0].where);
+  }
+  EXPECT_TRUE(where.count("sim0") || where.count("sim1")) << "unpinned jobs should not all wait for sim2";
+  for (int bad : {3, -2}) {
+    JobSpec spec = job_of(1, 1);
+    spec.backend = bad;
+    EXPECT_THROW(engine.submit(std::move(spec)), std::invalid_argument) << bad;
+  }
   for (const auto& s : sims) expect_arena_sound(*s);
 }
 
@@ -622,4 +664,113 @@ TEST(DeviceCallCounting, TheEngineReportsAForbiddenCallOfItsSteadyState) {
   const EngineStats st = engine.stats();
   EXPECT_EQ(st.backends[0].forbidden_calls, 2u) << st.backends[0].device_calls;
   EXPECT_NE(st.backends[0].device_calls.find("device_synchronize=2"), std::string::npos) << st.backends[0].device_calls;
+}
+
+// ---- the check before release (EngineConfig::check_proofs) ----
+
+namespace {
+
+// Sanitizer builds run the same test on fewer partitions (each check is a pairing).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr std::size_t kCheckJobs = 50;
+#else
+constexpr std::size_t kCheckJobs = 260;  // x 4 partitions: over 1,000
+#endif
+
+struct CheckRun {
+  std::size_t partitions = 0, wrong = 0, failed = 0, rejected_calls = 0;
+  uint64_t corrupted = 0;
+  EngineStats stats;
+  std::set<std::string> where;
+};
+
+// `jobs` jobs of 4 partitions on `corrupt.size()` simulated devices whose results come back
+// corrupted with the given probabilities; every returned proof compared with the CPU prover's.
+CheckRun run_with_corruption(bool check, std::size_t jobs, const std::vector<double>& corrupt) {
+  static const pp::test::ProofCache cache(circuit(), {201, 202, 203, 204, 205});
+  std::vector<std::unique_ptr<SimBackend>> sims;
+  std::vector<Backend*> backends;
+  for (std::size_t d = 0; d < corrupt.size(); ++d) {
+    SimConfig sc = small_sim("sim" + std::to_string(d));
+    sc.kernel = [](const PartitionTask& t) { return cache.kernel(t); };
+    sc.faults.corrupt = corrupt[d];
+    sc.faults.seed = 7 + d;
+    sims.push_back(std::make_unique<SimBackend>(sc));
+    backends.push_back(sims.back().get());
+  }
+  CheckRun r;
+  std::mutex mu;
+  EngineConfig ec;
+  ec.gw = 2;
+  ec.check_proofs = check;
+  ec.cpu_prover = [](const PartitionTask& t) { return cache.kernel(t); };
+  ec.on_rejected = [&](const std::string&, uint64_t, std::size_t) {
+    std::lock_guard lock(mu);
+    ++r.rejected_calls;
+  };
+  {
+    Engine engine(backends, ec);
+    std::vector<std::pair<JobHandle, uint64_t>> handles;
+    for (std::size_t j = 0; j < jobs; ++j) {
+      const uint64_t seed = 201 + j % 5;
+      handles.emplace_back(engine.submit(job_of(4, seed)), seed);
+    }
+    for (auto& [h, seed] : handles) {
+      const JobResult res = h.wait();
+      r.partitions += 4;
+      if (res.status != JobStatus::ok) {
+        r.failed += 4;
+        continue;
+      }
+      for (std::size_t p = 0; p < 4; ++p) {
+        if (!same_proof(res.proofs[p], cache.lookup(seed, p))) ++r.wrong;
+        r.where.insert(res.partitions[p].where);
+      }
+    }
+    r.stats = engine.stats();
+  }
+  for (const auto& s : sims) r.corrupted += s->results_corrupted();
+  return r;
+}
+
+}  // namespace
+
+// A corrupted result is rejected by the check, proved again (on the other device) and never
+// returned: every proof the engine hands back is the CPU prover's.
+TEST(EngineCheck, CorruptedResultsAreCaughtProvedAgainAndNeverReturned) {
+  const CheckRun r = run_with_corruption(true, kCheckJobs, {0.03, 0.03});
+  std::printf("proofpipe op=fault-injection backend=sim partitions=%zu corrupted=%llu retried=%llu returned_wrong=%zu\n",
+              r.partitions, static_cast<unsigned long long>(r.corrupted),
+              static_cast<unsigned long long>(r.stats.proofs_rejected), r.wrong);
+  EXPECT_GE(r.partitions, kCheckJobs * 4);
+  EXPECT_GE(r.corrupted * 100, r.partitions) << "at least 1 % of the results must be corrupted";
+  EXPECT_EQ(r.wrong, 0u);
+  EXPECT_EQ(r.failed, 0u);
+  EXPECT_EQ(r.stats.proofs_rejected, r.corrupted) << "every corrupted result, and nothing else, is rejected";
+  EXPECT_EQ(r.rejected_calls, r.corrupted);
+  EXPECT_EQ(r.stats.proofs_checked, r.partitions + r.corrupted) << "each proof made is checked once";
+  EXPECT_GT(r.stats.check_ms, 0);
+}
+
+// The test above can fail: without the check the same corruption reaches the caller.
+TEST(EngineCheck, WithoutTheCheckCorruptedResultsAreReturned) {
+  const CheckRun r = run_with_corruption(false, 40, {0.05, 0.05});
+  EXPECT_GT(r.corrupted, 0u);
+  EXPECT_EQ(r.wrong, r.corrupted);
+  EXPECT_EQ(r.stats.proofs_checked, 0u);
+}
+
+// Rejected on a device: proved on the other device; with one device, once more there and then
+// on the CPU.
+TEST(EngineCheck, ARejectedProofGoesToAnotherDeviceElseTheSameThenTheCpu) {
+  const CheckRun two = run_with_corruption(true, 6, {1.0, 0.0});
+  EXPECT_EQ(two.wrong, 0u);
+  EXPECT_EQ(two.failed, 0u);
+  EXPECT_EQ(two.where, std::set<std::string>{"sim1"}) << "sim0's proofs are all rejected";
+  const CheckRun one = run_with_corruption(true, 3, {1.0});
+  EXPECT_EQ(one.wrong, 0u);
+  EXPECT_EQ(one.failed, 0u);
+  EXPECT_EQ(one.where, std::set<std::string>{"cpu"});
+  EXPECT_EQ(one.stats.proofs_rejected, 2 * one.partitions) << "rejected twice on the device, then the CPU";
+  EXPECT_EQ(one.stats.cpu_fallbacks, one.partitions);
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 4
+#define PP_VERSION_MINOR 5
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -93,9 +93,13 @@ typedef struct pp_engine_config {
                                     budget fails with PP_ERR_OUT_OF_MEMORY. */
   int cpu_fallback; /* 1: prove on the CPU when no GPU can (the default); 0: fail instead */
   int threads;      /* CPU worker threads of this engine; 0: all cores */
+  int check_proofs; /* 1 (the default): every proof is verified against the key's verifying key and its
+                       public inputs before it is returned; a rejected one is proved again (another GPU,
+                       the same one, then the CPU) and counted in proofs_rejected. 0: unchecked */
 } pp_engine_config;
 
-/* Fills *config with the defaults: every GPU, gw 2, no budgets, CPU fallback on, all cores. */
+/* Fills *config with the defaults: every GPU, gw 2, no budgets, CPU fallback on, all cores,
+ * proofs checked. */
 PP_API void pp_engine_config_default(pp_engine_config* config);
 
 /* Creates an engine. PP_ERR_UNSUPPORTED when the configuration needs a GPU (cpu_fallback 0) and
@@ -120,6 +124,10 @@ typedef struct pp_engine_stats {
   uint64_t forbidden_device_calls; /* allocations, frees, memory queries or device-wide syncs on the
                                       proving path since start-up: 0 unless something is wrong */
   double ms_gpu_upload;            /* time the GPUs' copy engines spent uploading witnesses */
+  uint64_t proofs_checked;         /* proofs verified before release (check_proofs), retries included */
+  uint64_t proofs_rejected;        /* of those, proofs that did not verify and were proved again */
+  uint64_t proofs_rejected_cpu;    /* of the rejected, proofs of the CPU fallback (per GPU: pp_gpu_info) */
+  double ms_verify;                /* time spent verifying them, summed over the engine's workers */
 } pp_engine_stats;
 
 PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err);
@@ -136,6 +144,8 @@ typedef struct pp_gpu_info {
                               less the reserve */
   uint64_t memory_used;    /* bytes of arenas allocated now */
   uint64_t memory_peak;    /* the most memory_used has been since pp_engine_create */
+  uint64_t proofs_checked;  /* proofs this GPU made that were verified before release */
+  uint64_t proofs_rejected; /* of those, proofs that did not verify (proved again elsewhere) */
 } pp_gpu_info;
 
 /* PP_ERR_INVALID_ARGUMENT for an index past the last GPU (a CPU-only engine has none). */
@@ -264,6 +274,35 @@ typedef struct pp_pending pp_pending;
 
 PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
                                 const uint64_t* seed, pp_pending** out, pp_error* err);
+/* pp_prove_start with options (pp_prove_options_default fills the defaults, which make it
+ * pp_prove_start with seed = NULL):
+ *   seed    as pp_prove_start's;
+ *   gpu     -1: the engine places each partition on whichever GPU is free first; 0 .. gpus - 1:
+ *           every partition of the call runs on that GPU of the engine (pp_engine_gpu_info_get's
+ *           index). A CPU-only engine has one prover, index 0. Another value: PP_ERR_INVALID_ARGUMENT;
+ *   borrow  what start copies of PP_INPUT_ASSIGNMENT arrays, and so how long the caller must
+ *           keep them valid and unchanged:
+ *           PP_BORROW_NONE (0): everything is copied before start returns (pp_prove_start);
+ *           PP_BORROW_ALL (1): nothing is copied; every array is read where it lies, as pp_prove
+ *             does, until pp_prove_finalize (or pp_pending_free, which waits) returns;
+ *           PP_BORROW_ASSIGNMENT (2): input, aux and the densities are read where they lie until
+ *             finalize returns; a, b and c are copied while the first partitions already prove, and
+ *             start returns once the last is copied, so a, b, c may be freed when start returns
+ *             (the contract of Curio's SupraSeal fork, whose start returns after its kernels).
+ *           The pp_input structs themselves may go at once. Shapes are checked by start, values
+ *           while the device proves (errors then come from finalize). */
+#define PP_BORROW_NONE 0
+#define PP_BORROW_ALL 1
+#define PP_BORROW_ASSIGNMENT 2
+typedef struct pp_prove_options {
+  const uint64_t* seed;
+  int gpu;
+  int borrow;
+} pp_prove_options;
+
+PP_API void pp_prove_options_default(pp_prove_options* options);
+PP_API pp_status pp_prove_start_with(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
+                                     const pp_prove_options* options, pp_pending** out, pp_error* err);
 /* Non-blocking: *done = 1 when finalize would not wait; *partitions_done counts proven
  * partitions of this request (either pointer may be NULL). */
 PP_API pp_status pp_prove_poll(const pp_pending* pending, int* done, size_t* partitions_done, pp_error* err);

@@ -4,7 +4,13 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <sys/mman.h>
+
 #include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <bit>
 #include <cstring>
 #include <type_traits>
@@ -86,6 +92,66 @@ HostArray<Fr> borrow_scalars(const uint8_t* bytes, std::size_t n, const std::str
   return load_scalars(bytes, n, what);
 }
 
+// The memory of copy_scalars' copies: anonymous mappings offered to transparent huge pages, kept
+// for the next copy of the same size when released (up to kKeepBytes in all), so that a steady
+// stream of calls copies into memory whose pages are already faulted in (a fresh 2^24 a, b, c is
+// 1.5 GB of page faults and zeroing before the copy starts).
+class CopyRegions {
+ public:
+  static constexpr std::size_t kKeepBytes = std::size_t(16) << 30;
+
+  std::shared_ptr<void> take(std::size_t bytes) {
+    void* p = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      if (const auto it = free_.find(bytes); it != free_.end()) {
+        p = it->second;
+        free_.erase(it);
+        kept_ -= bytes;
+      }
+    }
+    if (!p) {
+      p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only
+    }
+    return std::shared_ptr<void>(p, [this, bytes](void* q) { give_back(q, bytes); });
+  }
+
+ private:
+  void give_back(void* p, std::size_t bytes) {
+    {
+      std::lock_guard lock(mu_);
+      if (kept_ + bytes <= kKeepBytes) {
+        free_.emplace(bytes, p);
+        kept_ += bytes;
+        return;
+      }
+    }
+    ::munmap(p, bytes);
+  }
+  std::mutex mu_;
+  std::multimap<std::size_t, void*> free_;
+  std::size_t kept_ = 0;
+};
+
+CopyRegions& copy_regions() {
+  static CopyRegions* regions = new CopyRegions;  // never destroyed: copies may outlive static destruction
+  return *regions;
+}
+
+// n scalars copied as they are, on every core (a 2^24 partition's a, b, c are 1.5 GB), into a
+// recycled region.
+HostArray<Fr> copy_scalars(const Fr* from, std::size_t n) {
+  if (n == 0) return HostArray<Fr>(std::vector<Fr>());
+  std::shared_ptr<void> region = copy_regions().take(n * sizeof(Fr));
+  Fr* to = static_cast<Fr*>(region.get());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::memcpy(to + r.begin(), from + r.begin(), (r.end() - r.begin()) * sizeof(Fr));
+  });
+  return HostArray<Fr>::view(std::move(region), to, n);
+}
+
 // A density bitmap whose word count and pointer check_assignment_shape has checked.
 std::vector<uint64_t> load_bits(const uint64_t* words, std::size_t n_words, std::size_t n_bits, const std::string& what) {
   std::vector<uint64_t> out(words, words + n_words);
@@ -138,6 +204,12 @@ Witness witness_from_arrays(const pp_assignment& as, const std::string& where, b
   w.densities.a_aux = load_bits(as.a_aux_density, as.a_aux_density_words, as.num_aux, p + "a_aux_density");
   w.densities.b_input = load_bits(as.b_input_density, as.b_input_density_words, as.num_inputs, p + "b_input_density");
   w.densities.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
+  return w;
+}
+
+Witness witness_copying_abc(const pp_input& in, std::size_t k) {
+  Witness w = witness_from_arrays(in.assignment, input_name(k), /*borrow=*/true);
+  for (HostArray<Fr>* v : {&w.a, &w.b, &w.c}) *v = copy_scalars(v->data(), v->size());
   return w;
 }
 
@@ -232,9 +304,11 @@ void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::st
   mismatch("aux count", h.aux, pk.l.size());
 }
 
-// borrow: the call returns only when the proofs are done (pp_prove), so the caller's arrays may
-// be read while proving; otherwise (pp_prove_start) every in-memory input is copied now.
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow) {
+// borrow (PP_BORROW_*): PP_BORROW_ALL, the caller keeps its assignment arrays valid until the
+// request ends (pp_prove returns only then; pp_prove_start_with's caller promises it), so they are
+// read while proving; PP_BORROW_ASSIGNMENT, the same but a, b, c are copied ahead of the proving;
+// PP_BORROW_NONE (pp_prove_start), every in-memory input is copied now.
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow) {
   if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
   require(inputs, "inputs");
   Request req;
@@ -246,9 +320,10 @@ Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n
     if (kind == PP_INPUT_PPW && in.ppw.path) {
       req.inputs[k].file = in.ppw.path;
       check_ppw_file(req.inputs[k].file, pk, input_name(k));
-    } else if (borrow && kind == PP_INPUT_ASSIGNMENT) {
+    } else if (borrow != PP_BORROW_NONE && kind == PP_INPUT_ASSIGNMENT) {
       check_assignment_shape(in.assignment, input_name(k));
-      req.inputs[k].borrowed = &in;
+      req.inputs[k].borrowed = in;
+      req.inputs[k].copy_abc = borrow == PP_BORROW_ASSIGNMENT;
     } else {
       req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
     }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::str
 // not copied, and range-checked by the prover (ScalarRangeError, which run_request names as
 // throw_unreduced does); the caller keeps them valid and unchanged while the witness is used.
 Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow = false);
+// A borrowed assignment (PP_INPUT_ASSIGNMENT) whose a, b and c are copied (on every core, not
+// range-checked: the prover checks every value) and whose other arrays are read where they lie.
+Witness witness_copying_abc(const pp_input& in, std::size_t k);
 // The column densities of one partition's input, without its scalars where the form allows.
 Densities densities_of_input(const pp_input& in);
 
@@ -52,20 +56,25 @@ auto as_witness_error(const std::string& where, F&& read) {
 struct PendingInput {
   std::shared_ptr<const Witness> witness;
   std::string file;
-  // pp_prove only: the caller's assignment arrays, valid for the whole call, checked while the
-  // partitions before it prove (instead of all before the first) and proved where they lie.
-  const pp_input* borrowed = nullptr;
+  // pp_prove, or pp_prove_start_with borrowing: the caller's assignment arrays, valid until the
+  // request ends, checked while the partitions before it prove (instead of all before the first)
+  // and proved where they lie. The pp_input is a copy (the caller's may be gone); its arrays are not.
+  std::optional<pp_input> borrowed;
+  // PP_BORROW_ASSIGNMENT: of the borrowed arrays, a, b and c are copied (witness_copying_abc)
+  // ahead of the submissions, and the caller may free them once every input's copy is made.
+  bool copy_abc = false;
 };
 
 // Everything a proof request needs, owned: what pp_prove_start keeps and pp_prove uses.
 struct Request {
   std::vector<PendingInput> inputs;
   std::vector<Randomizers> randomizers;
+  int backend = -1;  // the engine backend every partition runs on (pp_prove_options.gpu); -1: any
 };
 
-// Checks every input of a request (and copies the in-memory ones unless `borrow`: then pp_prove's
-// caller keeps its arrays valid for the call, and they are checked partition by partition and
-// borrowed, not copied), and draws or loads r, s.
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, bool borrow);
+// Checks every input of a request and draws or loads r, s. In-memory inputs are copied now under
+// PP_BORROW_NONE; under PP_BORROW_ALL (pp_prove) assignment arrays are borrowed, checked partition
+// by partition; under PP_BORROW_ASSIGNMENT they are borrowed with their a, b, c marked copy_abc.
+Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow);
 
 }  // namespace pp::capi

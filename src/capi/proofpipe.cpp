@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -164,6 +165,9 @@ runtime::Config engine_config(const pp_engine_config& c) {
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.threads is " + std::to_string(c.threads) + " (0: all cores)");
   if (c.cpu_fallback != 0 && c.cpu_fallback != 1)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.cpu_fallback is " + std::to_string(c.cpu_fallback) + " (0 or 1)");
+  if (c.check_proofs != 0 && c.check_proofs != 1)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "config.check_proofs is " + std::to_string(c.check_proofs) + " (0 or 1)");
+  out.check_proofs = c.check_proofs == 1;
   out.gw = c.gpu_workers;
   out.device_budget = c.device_memory_budget;
   out.host_budget = c.host_memory_budget;
@@ -263,6 +267,7 @@ PP_API void pp_engine_config_default(pp_engine_config* config) {
   config->gpu_workers = 2;
   config->cpu_fallback = 1;
   config->threads = 0;
+  config->check_proofs = 1;
 }
 
 PP_API pp_status pp_engine_create(const pp_engine_config* config, pp_engine** out, pp_error* err) {
@@ -312,6 +317,10 @@ PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* o
     out->host_peak_bytes = st.engine.host_peak_bytes;
     out->ms_gpu_upload = st.times.gpu_upload;
     for (const auto& b : st.engine.backends) out->forbidden_device_calls += b.forbidden_calls;
+    out->proofs_checked = st.engine.proofs_checked;
+    out->proofs_rejected = st.engine.proofs_rejected;
+    out->proofs_rejected_cpu = st.engine.cpu_proofs_rejected;
+    out->ms_verify = st.engine.check_ms;
   });
 }
 
@@ -331,6 +340,8 @@ PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index,
     out->memory_budget = g.memory.budget;
     out->memory_used = g.memory.used;
     out->memory_peak = g.memory.peak;
+    out->proofs_checked = g.proofs_checked;
+    out->proofs_rejected = g.proofs_rejected;
   });
 }
 
@@ -412,38 +423,97 @@ PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* 
   return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     check_capacity(proofs, proofs_size, num_inputs);
-    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed, /*borrow=*/true);
+    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed, PP_BORROW_ALL);
     const std::vector<pp::Proof> out = run_batch(engine->impl, *key->impl, req, Progress{});
     write_proofs(out, proofs, proofs_size);
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+// Fires once: the caller's a, b, c are no longer read (PP_BORROW_ASSIGNMENT's start waits for it).
+struct AbcRelease {
+  std::promise<void> promise;
+  std::once_flag once;
+  void fire() {
+    std::call_once(once, [&] { promise.set_value(); });
+  }
+};
+
+// Hands a checked request to a worker thread of its own and returns its pending handle.
+pp_pending* start_request(pp_engine* engine, const pp_key* key, std::shared_ptr<pp::capi::Request> req,
+                          std::size_t num_inputs, std::shared_ptr<AbcRelease> release) {
+  auto pending = std::make_unique<pp_pending>();
+  pending->engine = engine->impl;
+  pending->key = key->impl;
+  pending->partitions = num_inputs;
+  pp_pending* p = pending.get();
+  // The worker owns the request and reaches the pending handle through `p`, which lives until
+  // pp_pending_free has joined it.
+  p->worker = std::thread([p, req, release]() mutable {
+    pp_error e;
+    const pp_status status = guarded("pp_prove_finalize", &e, PP_ERR_INTERNAL, [&] {
+      Progress progress{&p->cancel, &p->partitions_done, &p->jobs_mu, &p->jobs, {}};
+      if (release) progress.abc_released = [release] { release->fire(); };
+      p->proofs = run_batch(p->engine, *p->key, *req, progress);
+    });
+    if (release) release->fire();  // a request that ended before its copies were made
+    req.reset();  // the witnesses are large: free them before anyone finalizes
+    p->status = status;
+    p->message = e.message;
+    p->done.store(true, std::memory_order_release);
+  });
+  return pending.release();
+}
+
+}  // namespace
+
+extern "C" {
+
 PP_API pp_status pp_prove_start(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
                                 const uint64_t* seed, pp_pending** out, pp_error* err) {
+  pp_prove_options options;
+  pp_prove_options_default(&options);
+  options.seed = seed;
+  return pp_prove_start_with(engine, key, inputs, num_inputs, &options, out, err);
+}
+
+PP_API void pp_prove_options_default(pp_prove_options* options) {
+  if (!options) return;
+  options->seed = nullptr;
+  options->gpu = -1;
+  options->borrow = 0;
+}
+
+PP_API pp_status pp_prove_start_with(pp_engine* engine, const pp_key* key, const pp_input* inputs, size_t num_inputs,
+                                     const pp_prove_options* options, pp_pending** out, pp_error* err) {
   return guarded("pp_prove_start", err, PP_ERR_INTERNAL, [&] {
     require(out, "out");
     *out = nullptr;
+    require(options, "options");
     check_handles(engine, key);
     (void)proof_bytes(num_inputs);
-    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, seed, /*borrow=*/false));
-    auto pending = std::make_unique<pp_pending>();
-    pending->engine = engine->impl;
-    pending->key = key->impl;
-    pending->partitions = num_inputs;
-    pp_pending* p = pending.get();
-    // The worker owns the request and reaches the pending handle through `p`, which lives until
-    // pp_pending_free has joined it.
-    p->worker = std::thread([p, req]() mutable {
-      pp_error e;
-      const pp_status status = guarded("pp_prove_finalize", &e, PP_ERR_INTERNAL, [&] {
-        p->proofs = run_batch(p->engine, *p->key, *req, Progress{&p->cancel, &p->partitions_done, &p->jobs_mu, &p->jobs});
-      });
-      req.reset();  // the witnesses are large: free them before anyone finalizes
-      p->status = status;
-      p->message = e.message;
-      p->done.store(true, std::memory_order_release);
-    });
-    *out = pending.release();
+    // The engine's provers: one per GPU, or the CPU prover alone (index 0).
+    const int provers = std::max(1, engine->impl->runtime->gpu_count());
+    if (options->gpu < -1 || options->gpu >= provers)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT,
+                     "options.gpu is " + std::to_string(options->gpu) + "; this engine proves on " +
+                         (engine->impl->runtime->gpu_count() > 0
+                              ? std::to_string(provers) + " GPU(s), 0 .. " + std::to_string(provers - 1)
+                              : std::string("the CPU alone (0)")) +
+                         ", or -1 for any");
+    if (options->borrow < PP_BORROW_NONE || options->borrow > PP_BORROW_ASSIGNMENT)
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "options.borrow is " + std::to_string(options->borrow) +
+                                                  " (PP_BORROW_NONE 0, PP_BORROW_ALL 1 or PP_BORROW_ASSIGNMENT 2)");
+    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, options->seed, options->borrow));
+    req->backend = options->gpu;
+    std::shared_ptr<AbcRelease> release;
+    if (options->borrow == PP_BORROW_ASSIGNMENT) release = std::make_shared<AbcRelease>();
+    std::future<void> released = release ? release->promise.get_future() : std::future<void>();
+    *out = start_request(engine, key, std::move(req), num_inputs, release);
+    if (released.valid()) released.wait();  // a, b, c copied: the caller may free them
   });
 }
 

@@ -70,6 +70,96 @@ class Prefetcher {
   std::vector<std::thread> threads_;
 };
 
+// PP_BORROW_ASSIGNMENT: the a, b, c of every copy_abc input copied in input order by a thread of
+// its own, ahead of the submissions (which wait for them, take(k)), so that the caller gets its
+// arrays back (`released`) once the last copy is made while the first partitions already prove.
+// At most `ahead` copies exist beyond the partitions that ended (ended()), so a request of many
+// large partitions holds a bounded number of copies. A failed copy ends the copying; take()
+// rethrows it for its input.
+class AbcCopier {
+ public:
+  AbcCopier(const Request& req, std::function<void()> released, std::size_t ahead)
+      : slots_(req.inputs.size()), ahead_(ahead) {
+    const bool any = std::any_of(req.inputs.begin(), req.inputs.end(), [](const PendingInput& in) { return in.copy_abc; });
+    if (!any) {
+      if (released) released();
+      return;
+    }
+    thread_ = std::thread([this, &req, released = std::move(released)] {
+      std::size_t copies = 0;
+      for (std::size_t k = 0; k < req.inputs.size(); ++k) {
+        const PendingInput& in = req.inputs[k];
+        if (!in.copy_abc) continue;
+        {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return stop_ || copies < ended_ + ahead_; });
+          if (stop_) break;
+        }
+        ++copies;
+        Slot slot;
+        try {
+          slot.witness = std::make_shared<const Witness>(witness_copying_abc(*in.borrowed, k));
+        } catch (...) {
+          slot.error = std::current_exception();
+        }
+        const bool failed = slot.error != nullptr;
+        {
+          std::lock_guard lock(mu_);
+          slots_[k] = std::move(slot);
+          slots_[k].ready = true;
+        }
+        cv_.notify_all();
+        if (failed) break;
+      }
+      if (released) released();  // nothing of the caller's a, b, c is read after this
+    });
+  }
+  ~AbcCopier() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  // A partition of the request ended (proved, failed or cancelled): one more copy may be made.
+  void ended() {
+    {
+      std::lock_guard lock(mu_);
+      ++ended_;
+    }
+    cv_.notify_all();
+  }
+  AbcCopier(const AbcCopier&) = delete;
+  AbcCopier& operator=(const AbcCopier&) = delete;
+
+  // Input k's witness once its copy is made; its copy's failure rethrown; Cancelled when
+  // `cancelled()` turns true first.
+  template <class Cancelled_>
+  std::shared_ptr<const Witness> take(std::size_t k, Cancelled_&& cancelled) {
+    std::unique_lock lock(mu_);
+    while (!slots_[k].ready) {
+      if (cancelled()) throw Cancelled();
+      cv_.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    if (slots_[k].error) std::rethrow_exception(slots_[k].error);
+    return std::move(slots_[k].witness);
+  }
+
+ private:
+  struct Slot {
+    bool ready = false;
+    std::shared_ptr<const Witness> witness;
+    std::exception_ptr error;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Slot> slots_;
+  std::size_t ahead_, ended_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 // Proves a request on the engine: each partition is its own engine job, submitted as soon as its
 // witness is in memory, so that reading partition k+1 overlaps proving partition k; at most a few
 // partitions are read ahead of the engine (host memory). The first failure, in input order,
@@ -87,6 +177,7 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
   // 4 streams, 4 files ahead: on the H200 host's disk (cold cache, 10 x 2^24) 13.2 s against 16.4 s
   // without prefetching and 15.5 s with one stream; cat took 13.9 s (docs/PERF.md).
   Prefetcher prefetcher(req, /*streams=*/4, /*depth=*/4);
+  AbcCopier copier(req, progress.abc_released, ahead + 1);  // joined before `jobs` go: declared after them
   try {
     std::size_t oldest = 0;  // jobs before this one are done
     for (std::size_t k = 0; k < n; ++k) {
@@ -98,7 +189,9 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
       if (cancelled()) throw Cancelled();
       PendingInput& in = req.inputs[k];
       prefetcher.reading(k);
-      if (!in.witness && in.borrowed) {
+      if (!in.witness && in.copy_abc) {
+        in.witness = copier.take(k, cancelled);
+      } else if (!in.witness && in.borrowed) {
         in.witness = engine.readers.execute(
             [&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k, /*borrow=*/true)); });
       } else if (!in.witness) {
@@ -111,12 +204,12 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
       spec.witnesses = {in.witness};
       spec.randomizers = {req.randomizers[k]};
       spec.partition_base = k;
-      if (progress.partitions_done) {
-        std::atomic<std::size_t>* done = progress.partitions_done;
-        spec.on_partition = [done](uint64_t, std::size_t, const engine::PartitionResult& r) {
-          if (r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
-        };
-      }
+      spec.backend = req.backend;
+      spec.on_partition = [done = progress.partitions_done, &copier](uint64_t, std::size_t,
+                                                                     const engine::PartitionResult& r) {
+        if (done && r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
+        copier.ended();
+      };
       jobs.push_back(rt.submit(std::move(spec)));
       in.witness.reset();  // the engine holds it while it is needed
       if (progress.jobs) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -19,6 +20,9 @@ struct Progress {
   std::atomic<std::size_t>* partitions_done = nullptr;
   std::mutex* jobs_mu = nullptr;
   std::vector<uint64_t>* jobs = nullptr;
+  // Called once no copy_abc input's a, b, c will be read again (each copied, or the request
+  // ended); at most once, possibly never when the request has no copy_abc input.
+  std::function<void()> abc_released;
 };
 
 // Proves `req` (its inputs in order) and books the outcome in the engine's call counters. The

@@ -175,6 +175,8 @@ struct EngineBenchOptions {
   std::string trace, timeline;      // empty: not written
   std::string key_cache;            // non-empty: the key is written there and mapped back (io/key_cache.hpp)
   uint64_t seed = 1;
+  std::vector<std::string> check = {"on"};  // the engine's check before release, on and/or off (one run each)
+  uint64_t corrupt_every = 0;       // test hook: every Nth device result corrupted (0: none)
 };
 void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& options);
 // Exit code 0 iff every job ended ok and every proof verified.

@@ -53,6 +53,13 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
                   "Write the generated key to this key cache file and prove with it mapped from there: the GPU "
                   "hands its pages back once the key is resident (peak_rss_gib then counts no host copy of the key)");
   cmd->add_option("--seed", o.seed, "Seed of the circuit, key, witnesses and r, s")->capture_default_str();
+  cmd->add_option("--check", o.check,
+                  "The engine's check of every proof before release: on, off, or both (one run each, same key)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--corrupt-every", o.corrupt_every,
+                  "Test hook: corrupt every Nth device result (cuda: a flipped bit in the L sum read back; sim: "
+                  "probability 1/N), to show the check catches it (0: none)");
   cmd->add_option("--witnesses", o.witnesses,
                   "Distinct witnesses, shared (not copied) round-robin by the partitions; 0: one per partition")
       ->capture_default_str();
@@ -134,12 +141,13 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 
 // One engine run (one gw, interlock and budget) over `proofs` jobs of the shared key and witnesses.
 int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& interlock, const std::string& budget,
+                      bool check,
                       const std::string& suffix, const std::shared_ptr<const ProvingKey>& key,
                       const std::vector<std::shared_ptr<const Witness>>& witnesses,
                       const std::vector<std::vector<Fr>>& publics) {
   using namespace pp::engine;
   const bool cuda = o.backend == "cuda";
-  fmt::print("--- gw {}, interlock {}, budget {}\n", gw, interlock, budget);
+  fmt::print("--- gw {}, interlock {}, budget {}, check {}\n", gw, interlock, budget, check ? "on" : "off");
   const double setup_peak = peak_rss_mib();
   const bool peak_reset = reset_peak_rss();
   std::vector<std::unique_ptr<SimBackend>> sims;
@@ -152,6 +160,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       c.device = d;
       c.gw = gw;
       c.budget = parse_budget(budget);
+      c.debug_corrupt_every = o.corrupt_every;
       gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
       std::string why;
       if (!gpus.back()->preload(key, witnesses[0]->densities, &why)) throw std::runtime_error(why);
@@ -172,6 +181,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
     SimConfig c = SimConfig::from_plan(plan);
     c.name = fmt::format("sim{}", d);
     c.latency = parse_latency(o.sim_latency, o.spin);
+    if (o.corrupt_every) c.faults.corrupt = 1.0 / double(o.corrupt_every);
     sims.push_back(std::make_unique<SimBackend>(c));
     backends.push_back(sims.back().get());
   }
@@ -183,6 +193,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   ec.gw = gw;
   ec.interlock = interlock == "single" ? Interlock::single : Interlock::two;
   ec.host_mem_bytes = o.host_mem.empty() ? 0 : parse_byte_size(o.host_mem);
+  ec.check_proofs = check;
   Engine engine(backends, ec);
   std::vector<JobHandle> jobs;
   const auto t0 = std::chrono::steady_clock::now();
@@ -194,6 +205,8 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
     jobs.push_back(engine.submit(std::move(spec)));
   }
   int bad = 0;
+  std::size_t wrong = 0;  // proofs returned that do not verify
+  const PreparedVerifyingKey pvk = prepare(key->vk);
   std::vector<JobResult> results;
   for (auto& j : jobs) results.push_back(j.wait());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -205,10 +218,16 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       continue;
     }
     if (!batch_verify(key->vk, publics, r.proofs, o.seed)) {
+      for (std::size_t p = 0; p < r.proofs.size(); ++p) wrong += verify(pvk, publics[p], r.proofs[p]) ? 0 : 1;
       fmt::print(stderr, "job {}: the proofs did NOT verify\n", r.id);
       ++bad;
     }
   }
+  uint64_t corrupted = 0;
+  for (const auto& sim : sims) corrupted += sim->results_corrupted();
+#if PROOFPIPE_HAS_CUDA
+  for (const auto& g : gpus) corrupted += g->results_corrupted();
+#endif
   const EngineStats st = engine.stats();
   // Peak RSS of this run (the GPUs' key loads, the engine, the proofs), from the reset at its start
   // when the kernel allows one; the set-up's peak (circuit, key, witnesses) before it.
@@ -223,6 +242,13 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
              o.lg, witnesses.size(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
              st.gpu_busy(), peak / 1024.0, peak_reset ? "run" : "process", setup_peak / 1024.0,
              o.key_cache.empty() ? "memory" : "mapped");
+  fmt::print("proofpipe op=engine-check lg={} partitions={} proofs={} check={} s_per_proof={:.4f} proofs_checked={} "
+             "proofs_rejected={} check_ms_per_partition={:.3f}\n",
+             o.lg, witnesses.size(), o.proofs, check ? "on" : "off", wall / o.proofs, st.proofs_checked,
+             st.proofs_rejected, st.proofs_checked ? st.check_ms / double(st.proofs_checked) : 0.0);
+  if (o.corrupt_every)
+    fmt::print("proofpipe op=fault-injection backend={} partitions={} corrupted={} retried={} returned_wrong={}\n",
+               o.backend, std::size_t(o.proofs) * witnesses.size(), corrupted, st.proofs_rejected, wrong);
   for (const auto& b : st.backends) {
     fmt::print("  {}: {} partitions, busy {:.1f} %, forbidden device calls {}\n", b.name, b.partitions, 100 * b.gpu_busy,
                b.forbidden_calls);
@@ -313,13 +339,15 @@ int run_engine_bench(const EngineBenchOptions& o) {
   }
 
   int failed = 0;
-  const bool several = o.gw.size() * o.interlock.size() * o.vram_budget.size() > 1;
-  for (const std::string& budget : o.vram_budget)
-    for (const std::string& interlock : o.interlock)
-      for (int gw : o.gw) {
-        const std::string suffix = several ? fmt::format("_{}_gw{}_{}", interlock, gw, budget) : std::string();
-        failed += run_engine_config(o, gw, interlock, budget, suffix, key, witnesses, publics);
-      }
+  const bool several = o.gw.size() * o.interlock.size() * o.vram_budget.size() * o.check.size() > 1;
+  for (const std::string& check : o.check)
+    for (const std::string& budget : o.vram_budget)
+      for (const std::string& interlock : o.interlock)
+        for (int gw : o.gw) {
+          const std::string suffix =
+              several ? fmt::format("_{}_gw{}_{}_check{}", interlock, gw, budget, check) : std::string();
+          failed += run_engine_config(o, gw, interlock, budget, check == "on", suffix, key, witnesses, publics);
+        }
   if (failed) return 1;
   fmt::print("all proofs verified\n");
   return 0;

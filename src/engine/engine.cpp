@@ -14,6 +14,7 @@
 
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/engine/cpu_backend.hpp"
+#include "proofpipe/groth16/prover.hpp"
 
 namespace pp::engine {
 
@@ -224,11 +225,13 @@ struct Engine::Impl {
     uint64_t forbidden_at_start = 0;
     mutable std::mutex stats_mu;
     std::map<std::string, StageTotals> stages;
-    uint64_t partitions = 0, errors = 0, retries = 0, fallbacks = 0;
+    uint64_t partitions = 0, errors = 0, retries = 0, fallbacks = 0, checked = 0, rejected = 0;
   };
   struct WorkItem {
     std::shared_ptr<JobState> job;
     std::size_t partition = 0;
+    int avoid = -1;      // a backend whose proof of this partition was rejected: another one proves it
+    int rejections = 0;  // proofs of this partition rejected so far
   };
 
   EngineConfig config;
@@ -250,6 +253,21 @@ struct Engine::Impl {
 
   std::atomic<uint64_t> jobs_submitted{0}, jobs_done{0}, ended{0}, ok{0}, failed{0}, cancelled{0}, cpu{0};
   std::atomic<int64_t> first_submit_ns{-1}, last_end_ns{-1};
+  std::atomic<uint64_t> checked{0}, rejected{0}, cpu_rejected{0}, check_ns{0};
+
+  // The prepared verifying key of each key proved (e(alpha, beta) computed once per key). The
+  // weak pointer tells a key from a later one at the same address.
+  std::mutex pvk_mu;
+  std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const PreparedVerifyingKey>>> pvks;
+  std::shared_ptr<const PreparedVerifyingKey> pvk_of(const std::shared_ptr<const ProvingKey>& key) {
+    std::lock_guard lock(pvk_mu);
+    auto& [weak, pvk] = pvks[key.get()];
+    if (!pvk || weak.lock() != key) {
+      pvk = std::make_shared<const PreparedVerifyingKey>(prepare(key->vk));
+      weak = key;
+    }
+    return pvk;
+  }
 
   Impl(EngineConfig c) : config(std::move(c)), budget(config.host_mem_bytes) {}
 
@@ -362,6 +380,59 @@ struct Engine::Impl {
     return proof;
   }
 
+  // The check before release (EngineConfig::check_proofs): true when `proof` verifies against
+  // the key's verifying key and the witness's public inputs. Counted, timed as stage "check" of
+  // backend b, and reported through on_rejected when it fails.
+  bool accept(BackendCtx& b, int w, const PartitionTask& task, const Proof& proof, const std::string& where) {
+    if (!config.check_proofs) return true;
+    const auto t0 = Clock::now();
+    bool valid = false;
+    {
+      Span s(*this, b, w, "check", task);
+      try {
+        const HostArray<Fr>& input = task.witness->input;
+        valid = !input.empty() &&
+                verify(*pvk_of(task.key), std::span<const Fr>(input.data() + 1, input.size() - 1), proof);
+      } catch (const std::exception&) {
+        valid = false;  // e.g. the public inputs' count does not match the key: nothing can verify
+      }
+    }
+    check_ns.fetch_add(uint64_t(ns_between(t0, Clock::now())));
+    checked.fetch_add(1);
+    if (where == b.backend->name()) {  // the backend's own proof; a CPU fallback's is the engine's
+      std::lock_guard lock(b.stats_mu);
+      ++b.checked;
+      if (!valid) ++b.rejected;
+    } else if (!valid) {
+      cpu_rejected.fetch_add(1);
+    }
+    if (!valid) {
+      rejected.fetch_add(1);
+      if (config.on_rejected) {
+        try {
+          config.on_rejected(where, task.job, task.partition);
+        } catch (...) {
+        }
+      }
+    }
+    return valid;
+  }
+
+  // Whether a backend other than b is healthy (a rejected proof is proved again there).
+  bool another_backend(const BackendCtx& b) const {
+    return std::any_of(backends.begin(), backends.end(),
+                       [&](const auto& o) { return o.get() != &b && o->backend->healthy(); });
+  }
+
+  // Puts a partition back at the front of the queue (it was taken first: it goes first again).
+  void requeue(WorkItem item) {
+    {
+      std::lock_guard lock(q_mu);
+      queue.push_front(std::move(item));
+    }
+    q_cv.notify_all();
+  }
+
   void process(BackendCtx& b, int w, const WorkItem& item) {
     JobState& job = *item.job;
     const std::size_t p = item.partition;
@@ -398,26 +469,44 @@ struct Engine::Impl {
 
     std::string errors;
     std::exception_ptr last_error;  // the failure that decides the partition's outcome
+    auto note_error = [&](const std::string& what) { errors += (errors.empty() ? "" : "; ") + what; };
     bool proved = false;
+    int rejections = item.rejections;
     bool healthy = b.backend->healthy();
-    for (int attempt = 0; healthy && attempt <= config.max_retries; ++attempt) {
+    // Attempts on this backend: retryable faults up to max_retries times, and one more proof after
+    // a first rejected one when no other backend can take it.
+    int attempts = config.max_retries;  // beyond the first
+    for (int attempt = 0; healthy && attempt <= attempts; ++attempt) {
       if (job.abort.load() != int(Abort::none)) break;
       task.attempt = attempt;
       result.attempts = attempt + 1;
       try {
-        result.proof = run_on_backend(b, w, task);
+        Proof proof = run_on_backend(b, w, task);
+        if (!accept(b, w, task, proof, b.backend->name())) {
+          note_error(fmt::format("{}'s proof was rejected by the check", b.backend->name()));
+          if (++rejections == 1 && job.spec.backend < 0 && another_backend(b)) {
+            requeue({item.job, p, b.index, rejections});  // proved again elsewhere; the budget is released here
+            return;
+          }
+          if (rejections == 1) {  // once more here (not one of the retries of a fault)
+            ++attempts;
+            continue;
+          }
+          break;                          // rejected twice: the CPU decides
+        }
+        result.proof = std::move(proof);
         result.where = b.backend->name();
         proved = true;
         break;
       } catch (const BackendError& e) {
-        errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        note_error(e.what());
         last_error = std::current_exception();
         std::lock_guard lock(b.stats_mu);
         ++b.errors;
         if (!e.retryable()) break;
-        if (attempt < config.max_retries) ++b.retries;
+        if (attempt < attempts) ++b.retries;
       } catch (const std::exception& e) {  // not the device's fault (e.g. a bad witness): no retry
-        errors += std::string(errors.empty() ? "" : "; ") + e.what();
+        note_error(e.what());
         last_error = std::current_exception();
         std::lock_guard lock(b.stats_mu);
         ++b.errors;
@@ -429,17 +518,32 @@ struct Engine::Impl {
     if (!proved && job.abort.load() == int(Abort::none)) {
       if (config.fallback == Fallback::cpu) {
         try {
-          Span s(*this, b, w, "cpu-prove", task);
-          result.proof = cpu_prove(task);
-          result.where = "cpu";
-          proved = true;
+          Proof proof;
+          {
+            Span s(*this, b, w, "cpu-prove", task);
+            proof = cpu_prove(task);
+          }
           cpu.fetch_add(1);
-          std::lock_guard lock(b.stats_mu);
-          ++b.fallbacks;
+          {
+            std::lock_guard lock(b.stats_mu);
+            ++b.fallbacks;
+          }
+          if (accept(b, w, task, proof, "cpu")) {
+            result.proof = std::move(proof);
+            result.where = "cpu";
+            proved = true;
+          } else {
+            note_error("the CPU prover's proof was rejected by the check too: the witness does not satisfy the "
+                       "key's circuit (or the key's verifying key does not belong to its proving key)");
+            last_error = std::make_exception_ptr(std::runtime_error(errors));
+          }
         } catch (const std::exception& e) {
-          errors += std::string("; cpu fallback: ") + e.what();
+          note_error(std::string("cpu fallback: ") + e.what());
           last_error = std::current_exception();
         }
+      } else if (rejections > 0 && !last_error) {
+        last_error = std::make_exception_ptr(std::runtime_error(
+            errors + ": rejected on every attempt, and the engine has no CPU fallback"));
       }
     }
     if (proved && job.abort.load() == int(Abort::none)) {
@@ -512,13 +616,20 @@ struct Engine::Impl {
       {
         std::unique_lock lock(q_mu);
         b.workers[std::size_t(w)]->doing.store("waiting for work");
-        q_cv.wait(lock, [&] { return !queue.empty() || stopping; });
-        if (queue.empty()) {
+        // The oldest queued partition this backend may take (any, unless its job is pinned elsewhere).
+        auto mine = [&] {
+          return std::find_if(queue.begin(), queue.end(), [&](const WorkItem& i) {
+            return (i.job->spec.backend < 0 || i.job->spec.backend == b.index) && i.avoid != b.index;
+          });
+        };
+        q_cv.wait(lock, [&] { return mine() != queue.end() || stopping; });
+        const auto it = mine();
+        if (it == queue.end()) {
           b.workers[std::size_t(w)]->doing.store("exited");
           return;
         }
-        item = std::move(queue.front());
-        queue.pop_front();
+        item = std::move(*it);
+        queue.erase(it);
       }
       process(b, w, item);
     }
@@ -583,6 +694,9 @@ JobHandle Engine::submit(JobSpec spec) {
   if (spec.witnesses.empty()) throw std::invalid_argument("engine: job without witnesses");
   for (std::size_t p = 0; p < spec.witnesses.size(); ++p)
     if (!spec.witnesses[p]) throw std::invalid_argument("engine: partition " + std::to_string(p) + " has no witness");
+  if (spec.backend < -1 || spec.backend >= int(e.backends.size()))
+    throw std::invalid_argument(fmt::format("engine: backend {} asked for; the engine has {} (0 .. {}, or -1 for any)",
+                                            spec.backend, e.backends.size(), e.backends.size() - 1));
   auto job = std::make_shared<JobState>();
   const std::size_t n = spec.witnesses.size();
   if (!spec.randomizers.empty() && spec.randomizers.size() != n)
@@ -665,6 +779,10 @@ EngineStats Engine::stats() const {
   s.partitions_cancelled = e.cancelled.load();
   s.cpu_fallbacks = e.cpu.load();
   s.host_peak_bytes = e.budget.peak();
+  s.proofs_checked = e.checked.load();
+  s.proofs_rejected = e.rejected.load();
+  s.cpu_proofs_rejected = e.cpu_rejected.load();
+  s.check_ms = double(e.check_ns.load()) / 1e6;
   for (const auto& b : e.backends) {
     BackendStats bs;
     bs.name = b->backend->name();
@@ -674,6 +792,8 @@ EngineStats Engine::stats() const {
       bs.errors = b->errors;
       bs.retries = b->retries;
       bs.fallbacks = b->fallbacks;
+      bs.checked = b->checked;
+      bs.rejected = b->rejected;
       for (const auto& [name, t] : b->stages) bs.stages.emplace_back(name, t);
     }
     const double window = std::chrono::duration<double>(to - from).count();

@@ -167,7 +167,10 @@ void CudaBackend::compute(engine::Prepared& p) {
 Proof CudaBackend::finish(engine::Prepared& p) {
   GpuPrepared& g = as_gpu(p);
   GpuTimes t;
-  Proof proof = guarded("finish", [&] { return g.res->prover->finish(*g.part, &t); });
+  const uint64_t every = config_.debug_corrupt_every;
+  const bool corrupt = every != 0 && finished_.fetch_add(1) % every == every - 1;
+  if (corrupt) corrupted_.fetch_add(1);
+  Proof proof = guarded("finish", [&] { return g.res->prover->finish(*g.part, &t, corrupt); });
   for (const GpuTimes::Span& s : t.spans) {
     engine::DeviceInterval iv;
     iv.queue = s.queue;

@@ -972,7 +972,7 @@ void Prover::enqueue_compute(Partition& p) {
   check(device::EventRecord(ev[kB2], s), "GPU prover: event");
 }
 
-Proof Prover::finish(Partition& p, GpuTimes* times) {
+Proof Prover::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
   Impl& m = *impl_;
   if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
@@ -987,6 +987,13 @@ Proof Prover::finish(Partition& p, GpuTimes* times) {
   std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
   check(device::Memcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
   check(device::Memcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
+  if (corrupt_result) {
+    // One flipped bit in the first L window sum, as the device returned it.
+    unsigned char byte;
+    std::memcpy(&byte, reinterpret_cast<const unsigned char*>(&g1[std::size_t(W)]) + 3, 1);
+    byte ^= 0x10;
+    std::memcpy(reinterpret_cast<unsigned char*>(&g1[std::size_t(W)]) + 3, &byte, 1);
+  }
   MsmSums sums;
   sums.h = msm_combine<G1Curve>(g1.data(), p.h_shape);
   sums.l = msm_combine<G1Curve>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();

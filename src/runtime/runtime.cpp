@@ -3,6 +3,9 @@
 
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -44,9 +47,20 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
       devices.push_back(d);
     }
   }
+  // Test hook (docs/ENGINE.md): corrupt every Nth device result of each GPU, to show the check.
+  uint64_t corrupt_every = 0;
+  if (const char* v = std::getenv("PROOFPIPE_DEBUG_CORRUPT_EVERY"); v && *v) {
+    char* end = nullptr;
+    corrupt_every = std::strtoull(v, &end, 10);
+    if (*end != '\0' || corrupt_every == 0)
+      throw std::invalid_argument(fmt::format("PROOFPIPE_DEBUG_CORRUPT_EVERY=\"{}\": expected a positive integer", v));
+    fmt::print(stderr, "proofpipe: warning: PROOFPIPE_DEBUG_CORRUPT_EVERY={}: every {}th GPU result is corrupted on "
+                       "purpose (a test hook)\n", corrupt_every, corrupt_every);
+  }
   for (int d : devices) {
     gpu::CudaBackendConfig c;
     c.device = d;
+    c.debug_corrupt_every = corrupt_every;
     c.budget = config.device_budget;
     c.gw = config.gw;
     c.srs = config.srs;
@@ -63,6 +77,11 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   ec.interlock = config.interlock;
   ec.host_mem_bytes = config.host_budget;
   ec.trace = config.trace;
+  ec.check_proofs = config.check_proofs;
+  ec.on_rejected = [](const std::string& where, uint64_t job, std::size_t partition) {
+    fmt::print(stderr, "proofpipe: warning: the proof of job {} partition {} made on {} did not verify; it is proved again\n",
+               job, partition, where);
+  };
   ec.fallback = config.cpu_fallback ? engine::Fallback::cpu : engine::Fallback::fail_job;
   engine::CpuBackend* cpu = m.cpu.get();
   ec.cpu_prover = [cpu](const engine::PartitionTask& t) { return cpu->prove(t); };
@@ -153,7 +172,12 @@ Stats Runtime::stats() const {
   for (const auto& g : m.gpus) {
     s.key_loads += g->key_loads();
     s.key_evictions += g->evictions();
-    s.devices.push_back({g->device(), g->memory(), uint32_t(g->resident().size())});
+    s.devices.push_back({g->device(), g->memory(), uint32_t(g->resident().size()), 0, 0});
+    for (const engine::BackendStats& b : s.engine.backends)
+      if (b.name == g->name()) {
+        s.devices.back().proofs_checked = b.checked;
+        s.devices.back().proofs_rejected = b.rejected;
+      }
     const gpu::GpuTimes t = g->totals();
     s.times += t.stages();
     s.times.gpu_upload += t.upload;

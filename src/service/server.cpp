@@ -877,6 +877,17 @@ struct Daemon::Impl final : v1::Prover::Service {
       t.sample("proofpipe_device_memory_bytes", double(g.memory_used), {{"gpu", gpu}, {"kind", "used"}});
       t.sample("proofpipe_device_memory_bytes", double(g.memory_peak), {{"gpu", gpu}, {"kind", "peak"}});
     }
+    t.family("proofpipe_proofs_checked_total", "Proofs verified before release (retries included)", "counter");
+    t.sample("proofpipe_proofs_checked_total", double(s.proofs_checked));
+    t.family("proofpipe_proofs_rejected_total",
+             "Proofs that did not verify and were proved again, by the GPU that made them (cpu: the CPU prover)",
+             "counter");
+    for (const pp_gpu_info& g : gpus)
+      t.sample("proofpipe_proofs_rejected_total", double(g.proofs_rejected), {{"gpu", std::to_string(g.device)}});
+    t.sample("proofpipe_proofs_rejected_total",
+             double(s.gpus == 0 ? s.proofs_rejected : s.proofs_rejected_cpu), {{"gpu", "cpu"}});
+    t.family("proofpipe_verify_ms_total", "Milliseconds spent verifying proofs before release", "counter");
+    t.sample("proofpipe_verify_ms_total", s.ms_verify);
     t.family("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge");
     for (const pp_gpu_info& g : gpus)
       t.sample("proofpipe_device_resident_keys", double(g.resident_keys), {{"gpu", std::to_string(g.device)}});

@@ -29,7 +29,7 @@ void SimConfig::validate() const {
     bad(fmt::format("the regions need {} bytes, the arena has {}", planned_bytes(), arena_capacity));
   for (int64_t us : {latency.prepare_us, latency.stage_us, latency.h_us, latency.msm_us, latency.finish_us})
     if (us < 0) bad("negative latency");
-  for (double p : {faults.stage, faults.compute, faults.finish, faults.retryable_fraction, faults.device_lost})
+  for (double p : {faults.stage, faults.compute, faults.finish, faults.retryable_fraction, faults.device_lost, faults.corrupt})
     if (!(p >= 0 && p <= 1)) bad("fault probability outside [0, 1]");
 }
 
@@ -330,7 +330,20 @@ Proof SimBackend::finish(Prepared& prepared) {
   }
   delay(config_.latency.finish_us);
   release_msm();
-  return part.proof;
+  Proof proof = part.proof;
+  if (config_.faults.corrupt > 0) {
+    std::lock_guard lock(mu_);
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < config_.faults.corrupt) {
+      proof.c = -proof.c;
+      ++corrupted_;
+    }
+  }
+  return proof;
+}
+
+uint64_t SimBackend::results_corrupted() const {
+  std::lock_guard lock(mu_);
+  return corrupted_;
 }
 
 }  // namespace pp::engine

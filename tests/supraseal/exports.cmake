@@ -1,6 +1,11 @@
-# Fails unless LIB's dynamic symbol table defines exactly SupraSeal C2's C ABI: the five functions
-# the Rust crate supraseal-c2 declares, and nothing else (proofpipe's pp_* and the core stay hidden).
-set(want create_SRS evict_SRS drop_SRS clone_SRS generate_groth16_proofs_c)
+# Fails unless LIB's dynamic symbol table defines exactly WANT (default: SupraSeal C2's C ABI, the
+# five functions the Rust crate supraseal-c2 declares, and proofpipe_engine_counters), and nothing
+# else (proofpipe's pp_* and the core stay hidden).
+if(DEFINED WANT)
+  string(REPLACE "," ";" want "${WANT}")
+else()
+  set(want create_SRS evict_SRS drop_SRS clone_SRS generate_groth16_proofs_c proofpipe_engine_counters)
+endif()
 execute_process(COMMAND ${NM} -D --defined-only ${LIB} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NM} -D ${LIB} failed: ${err}")
@@ -16,7 +21,7 @@ foreach(line IN LISTS lines)
     endif()
     list(FIND want "${name}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "${LIB} exports ${name} (${kind}): only the SupraSeal C2 ABI may be exported")
+      message(FATAL_ERROR "${LIB} exports ${name} (${kind}): only ${want} may be exported")
     endif()
     if(NOT kind STREQUAL "T")
       message(FATAL_ERROR "${LIB}: ${name} is exported as '${kind}', expected a function ('T')")

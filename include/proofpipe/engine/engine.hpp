@@ -58,6 +58,15 @@ struct EngineConfig {
   int max_retries = 2;           // extra attempts on the backend for retryable errors
   Fallback fallback = Fallback::cpu;
   bool trace = true;             // record every stage (for write_chrome_trace / timeline)
+  // Every proof a backend (or the CPU fallback) makes is verified against the key's verifying key
+  // and the witness's public inputs before the partition is reported (stage "check"). A rejected
+  // proof is proved again: on another backend when there is a healthy one and the job is not
+  // pinned, else once more on the same one; rejected again, on the CPU (Fallback::cpu); a CPU
+  // proof that is rejected fails the partition. Off: proofs are returned unchecked.
+  bool check_proofs = true;
+  // Called (from a worker) for every rejected proof: the backend's name ("cpu" for the
+  // fallback), the job and the partition's number. For logs; must not throw.
+  std::function<void(const std::string& where, uint64_t job, std::size_t partition)> on_rejected;
   // The CPU prover used for fallback; empty: prove_partition (tests substitute a cached one).
   std::function<Proof(const PartitionTask&)> cpu_prover;
 };
@@ -96,6 +105,10 @@ struct JobSpec {
   // Partition p is named partition_base + p to backends, in errors and in traces (a caller that
   // submits the partitions of one proof as separate jobs keeps their numbers).
   std::size_t partition_base = 0;
+  // The backend (index in the engine's list) every partition of the job runs on; -1: whichever
+  // backend's worker is free first. A pinned partition waits for its backend's workers; an
+  // unhealthy pinned backend proves it on the CPU or fails it, as for any partition there.
+  int backend = -1;
   // Called from a worker thread as each partition ends (ok, failed or cancelled).
   std::function<void(uint64_t job, std::size_t partition, const PartitionResult&)> on_partition;
 };
@@ -139,6 +152,7 @@ struct BackendStats {
   std::string name;
   uint64_t partitions = 0;        // proved on this backend
   uint64_t errors = 0, retries = 0, fallbacks = 0;
+  uint64_t checked = 0, rejected = 0;  // proofs this backend made that were verified, and rejected
   double gpu_busy = 0;            // fraction of [start, now] the compute queue was executing
   std::vector<std::pair<std::string, StageTotals>> stages;  // per stage name
   std::string device_calls;       // DeviceCalls::describe()
@@ -149,6 +163,9 @@ struct EngineStats {
   double wall_s = 0;
   uint64_t jobs_submitted = 0, jobs_done = 0;
   uint64_t partitions_ok = 0, partitions_failed = 0, partitions_cancelled = 0, cpu_fallbacks = 0;
+  uint64_t proofs_checked = 0, proofs_rejected = 0;  // every backend's and the CPU fallback's
+  uint64_t cpu_proofs_rejected = 0;                  // of the rejected, CPU fallback proofs
+  double check_ms = 0;                                 // time spent verifying them (all workers)
   uint64_t host_peak_bytes = 0;   // peak of the host budget in use
   std::vector<BackendStats> backends;
   double gpu_busy() const;        // mean over backends
@@ -163,7 +180,8 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // std::invalid_argument for no key, no witnesses; std::logic_error after shutdown.
+  // std::invalid_argument for no key, no witnesses, a backend that is not one of the engine's;
+  // std::logic_error after shutdown.
   JobHandle submit(JobSpec spec);
   // Queued partitions of the job are dropped, running ones finish and are discarded; the job
   // ends cancelled (unless it had already ended). false when the job is unknown or done.

@@ -51,6 +51,10 @@ struct SimFaults {
   double stage = 0, compute = 0, finish = 0;
   double retryable_fraction = 0.5;
   double device_lost = 0;  // probability that a fault also marks the device unhealthy
+  // Probability that a partition's result comes back corrupted, silently: finish() returns a
+  // proof whose C is negated (valid points, a wrong proof), as a flipped bit in device memory
+  // would. Only the engine's check (EngineConfig::check_proofs) can catch it.
+  double corrupt = 0;
   uint64_t seed = 1;
 };
 
@@ -112,6 +116,7 @@ class SimBackend final : public Backend {
   const SimConfig& config() const { return config_; }
   // Faults injected so far (all phases).
   uint64_t faults_injected() const;
+  uint64_t results_corrupted() const;  // proofs finish() corrupted (SimFaults::corrupt)
 
   struct Event;      // fired once by a queue or the host; waited on by queues and finish()
   struct Partition;  // per-partition device state shared by the queued work items
@@ -127,7 +132,7 @@ class SimBackend final : public Backend {
   DeviceCalls calls_;
   DeviceTimeline timeline_;
   mutable std::mutex mu_;  // arena accounting, slot events, fault RNG, health
-  uint64_t in_use_ = 0, peak_ = 0, violations_ = 0, faults_ = 0;
+  uint64_t in_use_ = 0, peak_ = 0, violations_ = 0, faults_ = 0, corrupted_ = 0;
   std::string first_violation_;
   std::vector<bool> stage_busy_, msm_busy_;
   std::vector<std::shared_ptr<Event>> stage_free_, msm_free_;  // last release event per slot

@@ -34,6 +34,10 @@ struct CudaBackendConfig {
   int gw = 2;           // the engine's workers per GPU: each key's plan provides slots for them
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   bool pinned_staging = true;
+  // Test hook, not for production: every Nth partition this backend finishes has its device
+  // result corrupted (Prover::finish's corrupt_result); 0: never. The runtime sets it from the
+  // debug environment variable PROOFPIPE_DEBUG_CORRUPT_EVERY (docs/ENGINE.md).
+  uint64_t debug_corrupt_every = 0;
 };
 
 // A resident key on this GPU, as the backend reports it.
@@ -50,6 +54,7 @@ class CudaBackend final : public engine::Backend {
   ~CudaBackend() override;
 
   std::string name() const override { return name_; }
+  uint64_t results_corrupted() const { return corrupted_.load(); }  // debug_corrupt_every's count
   int device() const { return config_.device; }  // the CUDA ordinal
   // Nominal counts (the default domain); every key's domain has its plan's counts.
   int stage_slots() const override { return config_.gw; }
@@ -102,6 +107,8 @@ class CudaBackend final : public engine::Backend {
   engine::DeviceCalls calls_;
   engine::DeviceTimeline timeline_;
   std::atomic<uint64_t> key_loads_{0}, evictions_{0}, next_domain_{1};
+  std::atomic<uint64_t> finished_{0};   // partitions finish() was called for (debug_corrupt_every)
+  std::atomic<uint64_t> corrupted_{0};  // results corrupted on purpose
 
   mutable std::mutex mu_;  // guards keys_, times_, on_times_; never held across device work
   std::list<std::shared_ptr<Resident>> keys_;  // most recently used first

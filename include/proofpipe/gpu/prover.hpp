@@ -220,7 +220,10 @@ class Prover {
   PartitionPtr prepare(const Witness& w, const Randomizers& rs, std::size_t index = 0) const;
   void stage(Partition& p, int stage_slot, int msm_slot);
   void compute(Partition& p);
-  Proof finish(Partition& p, GpuTimes* times = nullptr);
+  // corrupt_result: a test hook (CudaBackendConfig::debug_corrupt_every) that flips a bit of the
+  // device's L sum as it is read back, so that the proof is wrong the way a fault in device memory
+  // would make it; only the engine's check can tell.
+  Proof finish(Partition& p, GpuTimes* times = nullptr, bool corrupt_result = false);
 
  private:
   void enqueue_compute(Partition& p);

@@ -26,6 +26,7 @@ struct Config {
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   engine::Interlock interlock = engine::Interlock::two;
   bool trace = false;         // record every stage (traces, timelines)
+  bool check_proofs = true;   // engine::EngineConfig::check_proofs: every proof verified before release
 };
 
 // Stage times summed over every partition proved, in ms: the GPUs' (from CUDA events) and the
@@ -45,6 +46,7 @@ struct GpuInfo {
   int device = 0;               // CUDA ordinal
   engine::DeviceMemory memory;  // the card, the budget, the keys' arenas now and at peak
   uint32_t resident_keys = 0;   // keys with a copy on this GPU
+  uint64_t proofs_checked = 0, proofs_rejected = 0;  // this GPU's proofs verified, and rejected
 };
 
 struct Stats {
