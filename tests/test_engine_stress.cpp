@@ -148,6 +148,9 @@ TEST(Stress, RandomizedJobsEndWithVerifiedProofsOrReportedErrors) {
     ec.fallback = chance(0.7) ? Fallback::cpu : Fallback::fail_job;
     ec.trace = chance(0.1);
     ec.cpu_prover = kernel;
+    // The check before release on a quarter of the rounds: it is a pairing a partition, and the
+    // protocol under test is the same with it (EngineCheck.* test the check itself).
+    ec.check_proofs = chance(0.25);
     const bool shutdown_cancel = chance(0.15);
     const uint64_t jobs_this_round = std::min<uint64_t>(total_jobs - jobs_done, uint64_t(uniform(50, 400)));
     const std::string what = "round " + std::to_string(round) + " (devices " + std::to_string(devices) + ", gw " +

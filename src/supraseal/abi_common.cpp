@@ -123,7 +123,8 @@ namespace {
 // ----- the process-wide engine -------------------------------------------------------------
 
 // Environment: PROOFPIPE_GPUS ("all" | "none" | comma list of CUDA ordinals),
-// PROOFPIPE_GPU_WORKERS (1..16), PROOFPIPE_HOST_MEMORY (bytes). Throws Failure on a bad value.
+// PROOFPIPE_GPU_WORKERS (1..16), PROOFPIPE_HOST_MEMORY and PROOFPIPE_DEVICE_MEMORY (bytes),
+// PROOFPIPE_CHECK_PROOFS (1, the default, or 0). Throws Failure on a bad value.
 bool parse_u64(std::string_view s, uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
   uint64_t v = 0;
@@ -167,11 +168,16 @@ pp_engine_config config_from_environment() {
       throw Failure{EINVAL, "PROOFPIPE_GPU_WORKERS=\"" + std::string(gw) + "\": expected 1..16"};
     config.gpu_workers = int(v);
   }
-  if (const char* host = std::getenv("PROOFPIPE_HOST_MEMORY"); host && *host) {
-    uint64_t v = 0;
-    if (!parse_u64(host, v))
-      throw Failure{EINVAL, "PROOFPIPE_HOST_MEMORY=\"" + std::string(host) + "\": expected a number of bytes"};
-    config.host_memory_budget = v;
+  auto bytes = [](const char* name, uint64_t& out) {
+    if (const char* v = std::getenv(name); v && *v && !parse_u64(v, out))
+      throw Failure{EINVAL, std::string(name) + "=\"" + v + "\": expected a number of bytes"};
+  };
+  bytes("PROOFPIPE_HOST_MEMORY", config.host_memory_budget);
+  bytes("PROOFPIPE_DEVICE_MEMORY", config.device_memory_budget);  // the planner streams the SRS below the key's size
+  if (const char* check = std::getenv("PROOFPIPE_CHECK_PROOFS"); check && *check) {
+    const std::string_view v(check);
+    if (v != "0" && v != "1") throw Failure{EINVAL, "PROOFPIPE_CHECK_PROOFS=\"" + std::string(v) + "\": expected 0 or 1"};
+    config.check_proofs = v == "1" ? 1 : 0;
   }
   return config;
 }
