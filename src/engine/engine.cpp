@@ -265,6 +265,9 @@ struct Engine::Impl {
     if (!pvk || weak.lock() != key) {
       pvk = std::make_shared<const PreparedVerifyingKey>(prepare(key->vk));
       weak = key;
+      // Keys that are gone leave their entries: drop them here, where a new key is added, so a
+      // long-running engine that sees many keys keeps one entry per live key.
+      std::erase_if(pvks, [](const auto& e) { return e.second.first.expired(); });
     }
     return pvk;
   }
