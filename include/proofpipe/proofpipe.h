@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 5
+#define PP_VERSION_MINOR 6
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -152,15 +152,18 @@ typedef struct pp_gpu_info {
 PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index, pp_gpu_info* out, pp_error* err);
 
 /* ----- proving key -----------------------------------------------------------------------
- * A bellperson `.params` file (Groth16 Parameters, uncompressed points). The VK points are
- * always subgroup-checked; the query points too with subgroup_check = 1 (slower; for keys
- * that do not come from a trusted file). Handles are reference-counted: pp_key_load returns a
+ * A bellperson `.params` file (Groth16 Parameters, uncompressed points; or a proofpipe key
+ * cache), or a snarkjs `.zkey` (Groth16, curve bls12381), told apart by the file's first bytes
+ * (a .zkey starts with "zkey"). A .zkey key proves PP_INPUT_WTNS inputs in snarkjs's convention
+ * (its proofs verify under snarkjs's verification_key.json); a .params key every other kind.
+ * The VK points are always subgroup-checked; the query points too with subgroup_check = 1
+ * (slower; for keys that do not come from a trusted file). Handles are reference-counted: pp_key_load returns a
  * handle with count 1, pp_key_retain adds one, pp_key_release drops one and frees the key at 0.
  * Pending proofs hold their own reference. */
 
 typedef struct pp_key pp_key;
 
-PP_API pp_status pp_key_load(const char* params_path, int subgroup_check, pp_key** out, pp_error* err);
+PP_API pp_status pp_key_load(const char* path, int subgroup_check, pp_key** out, pp_error* err);
 /* The same from bytes in memory (copied; the caller may free them on return). */
 PP_API pp_status pp_key_load_memory(const uint8_t* bytes, size_t size, int subgroup_check, pp_key** out,
                                     pp_error* err);
@@ -204,14 +207,24 @@ PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const stru
  *                  b_input_density ceil(num_inputs/64) words (bellperson's DensityTracker bitvecs).
  * PP_INPUT_PPW — a proofpipe `.ppw` witness (docs/FORMATS.md) from `ppw`.
  * PP_INPUT_R1CS_WTNS — a circom `.r1cs` from `r1cs` and a `.wtns` from `wtns`; the proof is for
- *   a key in bellman's row order (`proofpipe zkey setup --via-params`, bellperson's setup).
- *   The R1CS is parsed once per partition.
+ *   a .params key in bellman's row order (`proofpipe zkey setup --via-params`, bellperson's
+ *   setup). The R1CS is parsed once per partition.
+ * PP_INPUT_WTNS — a circom `.wtns` from `wtns`, for a key loaded from a .zkey (and only for
+ *   one): the witness is computed from the key's coefficients, as `snarkjs groth16 prove` does.
+ *   A file is read by start (pp_prove_start) or by the call (pp_prove). A witness that does not
+ *   satisfy the circuit gives a proof that fails the check before release (pp_engine_config
+ *   check_proofs; on by default): PP_ERR_WITNESS.
  * A pp_source is a file (path != NULL) or bytes in memory (path == NULL: data, size).
  *
  * Randomisers: r and s (PP_FR_BYTES each, Montgomery form) may be given per partition; NULL
  * for both draws them (see pp_prove). Give both or neither. */
 
-typedef enum pp_input_kind { PP_INPUT_ASSIGNMENT = 0, PP_INPUT_PPW = 1, PP_INPUT_R1CS_WTNS = 2 } pp_input_kind;
+typedef enum pp_input_kind {
+  PP_INPUT_ASSIGNMENT = 0,
+  PP_INPUT_PPW = 1,
+  PP_INPUT_R1CS_WTNS = 2,
+  PP_INPUT_WTNS = 3
+} pp_input_kind;
 
 typedef struct pp_source {
   const char* path;
@@ -240,7 +253,7 @@ typedef struct pp_input {
   pp_input_kind kind;
   pp_assignment assignment; /* PP_INPUT_ASSIGNMENT */
   pp_source ppw;            /* PP_INPUT_PPW */
-  pp_source r1cs, wtns;     /* PP_INPUT_R1CS_WTNS */
+  pp_source r1cs, wtns;     /* PP_INPUT_R1CS_WTNS; wtns alone: PP_INPUT_WTNS */
   const uint8_t* r;         /* optional randomisers, PP_FR_BYTES each */
   const uint8_t* s;
 } pp_input;

@@ -19,6 +19,7 @@
 
 #include "proofpipe/core/big_vector.hpp"
 #include "proofpipe/io/r1cs_file.hpp"
+#include "proofpipe/io/snarkjs.hpp"
 #include "proofpipe/io/witness.hpp"
 #include "proofpipe/io/wtns.hpp"
 
@@ -228,13 +229,39 @@ Source source(const pp_source& s, const std::string& what) {
   return {false, field + ".data", std::span<const uint8_t>(s.data, s.size)};
 }
 
-Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow) {
+const char* kind_name(int kind) {
+  switch (kind) {
+    case PP_INPUT_ASSIGNMENT: return "PP_INPUT_ASSIGNMENT";
+    case PP_INPUT_PPW: return "PP_INPUT_PPW";
+    case PP_INPUT_R1CS_WTNS: return "PP_INPUT_R1CS_WTNS";
+    default: return "PP_INPUT_WTNS";
+  }
+}
+
+// The input kinds a key takes: a .zkey key proves .wtns files (snarkjs's convention), a .params
+// key everything else. ApiError naming the input otherwise.
+void check_kind(int kind, const KeyImpl& key, const std::string& where) {
+  if (kind < PP_INPUT_ASSIGNMENT || kind > PP_INPUT_WTNS)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
+                                                " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW, PP_INPUT_R1CS_WTNS or PP_INPUT_WTNS)");
+  if (key.zkey && kind != PP_INPUT_WTNS)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT,
+                   where + ".kind is " + kind_name(kind) +
+                       " but the key was loaded from a snarkjs .zkey, which proves PP_INPUT_WTNS inputs");
+  if (!key.zkey && kind == PP_INPUT_WTNS)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, where +
+                                                ".kind is PP_INPUT_WTNS, which needs a key loaded from a snarkjs .zkey "
+                                                "(this key is a bellperson .params)");
+}
+
+Witness witness_from_input(const pp_input& in, std::size_t k, const KeyImpl& key, bool borrow) {
   const std::string where = input_name(k);
   // A C caller may store any int in the enum field; loading such a value as the C++ enum is
   // undefined behaviour (UBSan flags it), so the field is read as the int it is.
   static_assert(sizeof(pp_input_kind) == sizeof(int));
   int kind;
   std::memcpy(&kind, &in.kind, sizeof kind);
+  check_kind(kind, key, where);
   switch (kind) {
     case PP_INPUT_ASSIGNMENT:
       return witness_from_arrays(in.assignment, where, borrow);
@@ -254,16 +281,24 @@ Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow) {
         return witness_from_assignment(circuit.r1cs, z);
       });
     }
+    case PP_INPUT_WTNS: {
+      const Source src = source(in.wtns, where + ".wtns");
+      return as_witness_error(where, [&] {
+        const std::vector<Fr> z = src.is_file ? read_wtns(src.path) : parse_wtns(src.bytes, src.path);
+        return witness_from_zkey(*key.zkey, z, key.zkey_densities);
+      });
+    }
   }
-  throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
-                                              " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW or PP_INPUT_R1CS_WTNS)");
+  throw std::logic_error("witness_from_input: check_kind let an unknown kind through");
 }
 
 // The column densities of one partition's input, without its scalars where the form allows.
-Densities densities_of_input(const pp_input& in) {
+Densities densities_of_input(const pp_input& in, const KeyImpl& key) {
   const std::string where = "sample";
   int kind;
   std::memcpy(&kind, &in.kind, sizeof kind);
+  check_kind(kind, key, where);
+  if (kind == PP_INPUT_WTNS) return key.zkey_densities;  // a snarkjs key's columns are the key's
   if (kind == PP_INPUT_PPW && in.ppw.path)
     return as_witness_error(where, [&] { return read_witness_densities(in.ppw.path); });
   if (kind == PP_INPUT_ASSIGNMENT) {
@@ -276,7 +311,7 @@ Densities densities_of_input(const pp_input& in) {
     d.b_aux = load_bits(as.b_aux_density, as.b_aux_density_words, as.num_aux, p + "b_aux_density");
     return d;
   }
-  return witness_from_input(in, 0).densities;
+  return witness_from_input(in, 0, key).densities;
 }
 
 // A uniformly random scalar from the operating system (std::random_device reads getrandom /
@@ -308,7 +343,7 @@ void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::st
 // request ends (pp_prove returns only then; pp_prove_start_with's caller promises it), so they are
 // read while proving; PP_BORROW_ASSIGNMENT, the same but a, b, c are copied ahead of the proving;
 // PP_BORROW_NONE (pp_prove_start), every in-memory input is copied now.
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow) {
+Request copy_request(const KeyImpl& key, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow) {
   if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
   require(inputs, "inputs");
   Request req;
@@ -317,15 +352,16 @@ Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n
     const pp_input& in = inputs[k];
     int kind;
     std::memcpy(&kind, &in.kind, sizeof kind);
+    check_kind(kind, key, input_name(k));
     if (kind == PP_INPUT_PPW && in.ppw.path) {
       req.inputs[k].file = in.ppw.path;
-      check_ppw_file(req.inputs[k].file, pk, input_name(k));
+      check_ppw_file(req.inputs[k].file, *key.pk, input_name(k));
     } else if (borrow != PP_BORROW_NONE && kind == PP_INPUT_ASSIGNMENT) {
       check_assignment_shape(in.assignment, input_name(k));
       req.inputs[k].borrowed = in;
       req.inputs[k].copy_abc = borrow == PP_BORROW_ASSIGNMENT;
     } else {
-      req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k));
+      req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k, key));
     }
   }
   if (seed) {

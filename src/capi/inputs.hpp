@@ -29,12 +29,12 @@ std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::str
 // `borrow`: the caller's assignment arrays are proved where they lie (views, HostArray::borrow),
 // not copied, and range-checked by the prover (ScalarRangeError, which run_request names as
 // throw_unreduced does); the caller keeps them valid and unchanged while the witness is used.
-Witness witness_from_input(const pp_input& in, std::size_t k, bool borrow = false);
+Witness witness_from_input(const pp_input& in, std::size_t k, const KeyImpl& key, bool borrow = false);
 // A borrowed assignment (PP_INPUT_ASSIGNMENT) whose a, b and c are copied (on every core, not
 // range-checked: the prover checks every value) and whose other arrays are read where they lie.
 Witness witness_copying_abc(const pp_input& in, std::size_t k);
 // The column densities of one partition's input, without its scalars where the form allows.
-Densities densities_of_input(const pp_input& in);
+Densities densities_of_input(const pp_input& in, const KeyImpl& key);
 
 // Every reader failure of a witness becomes PP_ERR_WITNESS with the input named.
 template <class F>
@@ -75,6 +75,6 @@ struct Request {
 // Checks every input of a request and draws or loads r, s. In-memory inputs are copied now under
 // PP_BORROW_NONE; under PP_BORROW_ALL (pp_prove) assignment arrays are borrowed, checked partition
 // by partition; under PP_BORROW_ASSIGNMENT they are borrowed with their a, b, c marked copy_abc.
-Request copy_request(const ProvingKey& pk, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow);
+Request copy_request(const KeyImpl& key, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow);
 
 }  // namespace pp::capi

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/io/zkey.hpp"
 #include "proofpipe/proofpipe.h"
 #include "proofpipe/runtime/runtime.hpp"
 
@@ -34,6 +35,11 @@ struct EngineImpl {
 struct KeyImpl {
   std::shared_ptr<const ProvingKey> pk;
   PreparedVerifyingKey pvk;
+  // A key loaded from a snarkjs .zkey: its header and A/B coefficients, which turn a .wtns into
+  // the prover's witness (witness_from_zkey; the points are in pk), and its column densities.
+  // Null for a bellperson .params key.
+  std::shared_ptr<const Zkey> zkey;
+  Densities zkey_densities;
   mutable std::atomic<uint64_t> evictions{0};  // bookkeeping, not part of the key's value
   // The engines that proved with this key (and may hold device copies of it).
   mutable std::mutex users_mu;

@@ -7,10 +7,12 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -21,6 +23,8 @@
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/io/params.hpp"
+#include "proofpipe/io/snarkjs.hpp"
+#include "proofpipe/io/zkey.hpp"
 #include "request.hpp"
 
 struct pp_engine {
@@ -176,13 +180,41 @@ runtime::Config engine_config(const pp_engine_config& c) {
   return out;
 }
 
-pp_key* make_key(ProvingKey pk) {
-  auto impl = std::make_shared<KeyImpl>();
-  impl->pk = std::make_shared<const ProvingKey>(std::move(pk));
+pp_key* make_key(std::shared_ptr<KeyImpl> impl) {
   impl->pvk = prepare(impl->pk->vk);
   auto* key = new pp_key;
   key->impl = std::move(impl);
   return key;
+}
+
+pp_key* make_key(ProvingKey pk) {
+  auto impl = std::make_shared<KeyImpl>();
+  impl->pk = std::make_shared<const ProvingKey>(std::move(pk));
+  return make_key(std::move(impl));
+}
+
+// A snarkjs key: the points become the proving key (taken over, not copied); the header and the
+// coefficients stay for turning .wtns files into witnesses, sorted row by row (once per key) so
+// that each witness is computed on every core.
+pp_key* make_key(Zkey zkey) {
+  auto impl = std::make_shared<KeyImpl>();
+  impl->zkey_densities = zkey_densities(zkey);
+  impl->pk = std::make_shared<const ProvingKey>(take_proving_key(zkey, impl->zkey_densities));
+  std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), [](const auto& x, const auto& y) {
+    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+  });
+  impl->zkey = std::make_shared<const Zkey>(std::move(zkey));
+  return make_key(std::move(impl));
+}
+
+// A .zkey starts with the magic "zkey"; anything else is read as a .params (or a key cache).
+bool is_zkey(std::span<const uint8_t> head) { return head.size() >= 4 && std::memcmp(head.data(), "zkey", 4) == 0; }
+
+bool is_zkey_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && std::memcmp(magic, "zkey", 4) == 0;
 }
 
 const ProvingKey* pk_ptr(const pp_key& key) { return key.impl->pk.get(); }
@@ -345,14 +377,20 @@ PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index,
   });
 }
 
-PP_API pp_status pp_key_load(const char* params_path, int subgroup_check, pp_key** out, pp_error* err) {
+PP_API pp_status pp_key_load(const char* path, int subgroup_check, pp_key** out, pp_error* err) {
   return guarded("pp_key_load", err, PP_ERR_KEY, [&] {
     require(out, "out");
     *out = nullptr;
-    require(params_path, "params_path");
+    require(path, "path");
+    if (is_zkey_file(path)) {
+      pp::ZkeyReadOptions options;
+      options.subgroup_check = subgroup_check != 0;
+      *out = make_key(pp::read_zkey(path, options));
+      return;
+    }
     pp::ParamsReadOptions options;
     options.subgroup = subgroup_check ? pp::SubgroupCheck::yes : pp::SubgroupCheck::no;
-    *out = make_key(pp::read_params(params_path, options));
+    *out = make_key(pp::read_params(path, options));
   });
 }
 
@@ -362,9 +400,16 @@ PP_API pp_status pp_key_load_memory(const uint8_t* bytes, size_t size, int subgr
     require(out, "out");
     *out = nullptr;
     require(bytes, "bytes");
+    const std::span<const uint8_t> data(bytes, size);
+    if (is_zkey(data)) {
+      pp::ZkeyReadOptions options;
+      options.subgroup_check = subgroup_check != 0;
+      *out = make_key(pp::parse_zkey(data, "zkey (memory)", options));
+      return;
+    }
     pp::ParamsReadOptions options;
     options.subgroup = subgroup_check ? pp::SubgroupCheck::yes : pp::SubgroupCheck::no;
-    *out = make_key(pp::parse_params(std::span<const uint8_t>(bytes, size), options, "params (memory)"));
+    *out = make_key(pp::parse_params(data, options, "params (memory)"));
   });
 }
 
@@ -410,7 +455,7 @@ PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const pp_i
   return guarded("pp_key_preload", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     require(sample, "sample");
-    const pp::Densities densities = pp::capi::densities_of_input(*sample);
+    const pp::Densities densities = pp::capi::densities_of_input(*sample, *key->impl);
     pp::QueryLayout::of(*key->impl->pk).check_densities(densities, "sample: ");  // WitnessError: PP_ERR_WITNESS
     key->impl->add_user(engine->impl);
     std::string why;
@@ -423,7 +468,7 @@ PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* 
   return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     check_capacity(proofs, proofs_size, num_inputs);
-    Request req = copy_request(*key->impl->pk, inputs, num_inputs, seed, PP_BORROW_ALL);
+    Request req = copy_request(*key->impl, inputs, num_inputs, seed, PP_BORROW_ALL);
     const std::vector<pp::Proof> out = run_batch(engine->impl, *key->impl, req, Progress{});
     write_proofs(out, proofs, proofs_size);
   });
@@ -507,7 +552,7 @@ PP_API pp_status pp_prove_start_with(pp_engine* engine, const pp_key* key, const
     if (options->borrow < PP_BORROW_NONE || options->borrow > PP_BORROW_ASSIGNMENT)
       throw ApiError(PP_ERR_INVALID_ARGUMENT, "options.borrow is " + std::to_string(options->borrow) +
                                                   " (PP_BORROW_NONE 0, PP_BORROW_ALL 1 or PP_BORROW_ASSIGNMENT 2)");
-    auto req = std::make_shared<Request>(copy_request(*key->impl->pk, inputs, num_inputs, options->seed, options->borrow));
+    auto req = std::make_shared<Request>(copy_request(*key->impl, inputs, num_inputs, options->seed, options->borrow));
     req->backend = options->gpu;
     std::shared_ptr<AbcRelease> release;
     if (options->borrow == PP_BORROW_ASSIGNMENT) release = std::make_shared<AbcRelease>();

@@ -193,7 +193,7 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
         in.witness = copier.take(k, cancelled);
       } else if (!in.witness && in.borrowed) {
         in.witness = engine.readers.execute(
-            [&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k, /*borrow=*/true)); });
+            [&] { return std::make_shared<const Witness>(witness_from_input(*in.borrowed, k, key, /*borrow=*/true)); });
       } else if (!in.witness) {
         in.witness = as_witness_error(input_name(k), [&] {
           return engine.readers.execute([&] { return std::make_shared<const Witness>(read_witness(in.file)); });

@@ -91,7 +91,8 @@ struct SnarkjsProveOptions {
   std::filesystem::path zkey, wtns, proof_json, public_json;
   std::optional<uint64_t> seed;
   bool subgroup_check = false;
-  bool no_check = false;  // skip verifying the proof before writing it
+  bool no_check = false;  // skip verifying the proof before writing it (the engine's check_proofs)
+  EngineOptions engine;   // --cpu, --devices, --gw, --vram-budget, --host-budget, --threads
 };
 int run_prove_snarkjs(const SnarkjsProveOptions& options);
 

@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
           throw std::invalid_argument(
               "prove: give either circuit.zkey witness.wtns proof.json public.json or --params/--witness/--out");
         return pp::cli::run_prove_snarkjs({prove_files[0], prove_files[1], prove_files[2], prove_files[3], prove.seed,
-                                           prove.subgroup_check, prove_no_check});
+                                           prove.subgroup_check, prove_no_check, prove.engine});
       }
       if (prove.params.empty() || prove.witnesses.empty() || prove.out.empty())
         throw std::invalid_argument("prove: --params, --witness and --out are required (or the snarkjs form)");

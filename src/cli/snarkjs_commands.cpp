@@ -1,17 +1,19 @@
 // `proofpipe prove|verify` in snarkjs's argument order, `zkey ...` conversions, `info` for iden3 files.
 #include <fmt/core.h>
-#include <tbb/parallel_invoke.h>
 
+#include <array>
 #include <bit>
 #include <chrono>
 #include <exception>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "commands.hpp"
 #include "heap_policy.hpp"
 #include "proofpipe/groth16/convention.hpp"
+#include "proofpipe/engine_options.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/r1cs_file.hpp"
@@ -20,6 +22,7 @@
 #include "proofpipe/io/wtns.hpp"
 #include "proofpipe/io/zkey.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "proofpipe/proofpipe.h"
 
 namespace pp::cli {
 namespace {
@@ -27,89 +30,89 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// A failed C API call as the CLI reports it (the message names the file, input and offset).
+void check(pp_status status, const pp_error& err) {
+  if (status != PP_OK) throw std::runtime_error(err.message);
+}
+
 uint64_t random_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}(); }
 
 }  // namespace
 
+// `prove circuit.zkey witness.wtns proof.json public.json` goes through the C API and its engine,
+// as every proof does: on the GPUs when there are any (snarkjs's convention), else on the CPU
+// prover; the proof is checked against the key before it is written (unless --no-check).
 int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   use_one_shot_heap_policy();
   const auto t0 = Clock::now();
-  ZkeyReadOptions ro;
-  ro.subgroup_check = o.subgroup_check;
-  // The serial parts of the read run beside each other: the .wtns (a serial parse) beside the
-  // .zkey's, then the witness's a, b, c (a serial pass over the coefficients) beside the key's
-  // copies (which take only the zkey's A, B1, B2, H and C; the witness reads its coefficients
-  // and A, B1, B2). A file that is wrong reports as before: the zkey's error first.
-  Zkey zkey;
-  std::vector<Fr> z;
-  std::exception_ptr zkey_error, wtns_error;
-  tbb::parallel_invoke(
-      [&] {
-        try {
-          zkey = read_zkey(o.zkey, ro);
-        } catch (...) {
-          zkey_error = std::current_exception();
-        }
-      },
-      [&] {
-        try {
-          z = read_wtns(o.wtns);
-        } catch (...) {
-          wtns_error = std::current_exception();
-        }
-      });
-  if (zkey_error) std::rethrow_exception(zkey_error);
-  if (wtns_error) std::rethrow_exception(wtns_error);
-  if (z.size() != zkey.num_vars)
-    throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
-                                            o.wtns.string(), z.size(), o.zkey.string(), zkey.num_vars));
-  const std::size_t num_public = zkey.num_public, domain_size = zkey.domain_size, num_vars = zkey.num_vars;
-  Witness w;
-  ProvingKey pk;
-  std::exception_ptr witness_error;
-  const Densities densities = zkey_densities(zkey);
-  tbb::parallel_invoke(
-      [&] {
-        try {
-          w = witness_from_zkey(zkey, z, densities);
-        } catch (...) {
-          witness_error = std::current_exception();
-        }
-      },
-      // Takes the zkey's point sections, which the witness does not read; A and B are compacted
-      // where they lie instead of copied (~24 MB fewer new pages at 2^16; docs/PERF.md, issue
-      // 18, seventh round).
-      [&] { pk = take_proving_key(zkey, densities); });
-  if (witness_error) std::rethrow_exception(witness_error);
-  // The coefficients are no longer needed; freed now, they serve the prover's vectors instead
-  // of fresh pages.
-  zkey = Zkey{};
+  pp_error err;
+  std::unique_ptr<pp_key, void (*)(pp_key*)> key(nullptr, pp_key_release);
+  const std::string zkey_path = o.zkey.string(), wtns_path = o.wtns.string();
+  // The .zkey's header first (a FormatError naming the file when it is no .zkey), then the key is
+  // loaded (its points decoded on every core) while this thread reads the .wtns's public signals.
+  ZkeyReadOptions header_only;
+  header_only.header_only = true;
+  const Zkey head = read_zkey(o.zkey, header_only);
+  std::vector<Fr> publics;
+  {
+    std::exception_ptr key_error, wtns_error;
+    pp_key* k = nullptr;
+    pp_error load_err;
+    std::thread loader([&] {
+      try {
+        check(pp_key_load(zkey_path.c_str(), o.subgroup_check ? 1 : 0, &k, &load_err), load_err);
+      } catch (...) {
+        key_error = std::current_exception();
+      }
+    });
+    try {
+      std::size_t values = 0;
+      publics = read_wtns_prefix(o.wtns, head.num_public + 1, &values);
+      if (values != head.num_vars)
+        throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
+                                                wtns_path, values, zkey_path, head.num_vars));
+      publics.erase(publics.begin());  // z[0] = 1 is no public signal
+    } catch (...) {
+      wtns_error = std::current_exception();
+    }
+    loader.join();
+    key.reset(k);
+    if (key_error) std::rethrow_exception(key_error);
+    if (wtns_error) std::rethrow_exception(wtns_error);
+  }
+  pp_engine_config config = engine_config(o.engine);
+  config.check_proofs = o.no_check ? 0 : 1;
+  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
+  {
+    pp_engine* e = nullptr;
+    check(pp_engine_create(&config, &e, &err), err);
+    engine.reset(e);
+  }
+  pp_input input{};
+  input.kind = PP_INPUT_WTNS;
+  input.wtns.path = wtns_path.c_str();
+  if (!o.engine.cpu_only) check(pp_key_preload(engine.get(), key.get(), &input, &err), err);  // the key's upload
   const double t_read = ms_since(t0);
   const auto t1 = Clock::now();
-  ProveTimings timings;
-  const Proof proof = prove(pk, std::span<const Witness>(&w, 1), o.seed ? *o.seed : random_seed(), &timings).at(0);
+  std::array<uint8_t, PP_PROOF_BYTES> bytes{};
+  std::size_t size = bytes.size();
+  const uint64_t seed = o.seed.value_or(0);
+  check(pp_prove(engine.get(), key.get(), &input, 1, o.seed ? &seed : nullptr, bytes.data(), &size, &err), err);
   const double t_prove = ms_since(t1);
-  const std::span<const Fr> publics(z.data() + 1, num_public);
-  if (!o.no_check) {
-    const auto t2 = Clock::now();
-    if (!verify(pk.vk, publics, proof))
-      throw std::runtime_error("the proof does not verify: the witness does not satisfy the circuit of " +
-                               o.zkey.string());
-    fmt::print(stderr, "proofpipe: proof checked against the key ({:.0f} ms)\n", ms_since(t2));
-  }
+  const Proof proof = Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(bytes.data(), Proof::kBytes));
   write_text_file(o.proof_json, proof_to_snarkjs_json(proof));
   write_text_file(o.public_json, public_to_snarkjs_json(publics));
-  // L and B_G1 with dense scalars may join H's MSM (no time of their own then; see ProveTimings).
-  std::string msms = fmt::format("MSM H{}{} {:.0f}", timings.msm_l == 0 ? "+L" : "", timings.msm_b_g1 == 0 ? "+B_G1" : "",
-                                 timings.msm_h);
-  if (timings.msm_l != 0) msms += fmt::format(", L {:.0f}", timings.msm_l);
-  msms += fmt::format(", A {:.0f}", timings.msm_a);
-  if (timings.msm_b_g1 != 0) msms += fmt::format(", B_G1 {:.0f}", timings.msm_b_g1);
+  pp_engine_stats stats;
+  check(pp_engine_stats_get(engine.get(), &stats, &err), err);
+  if (stats.proofs_checked > 0)
+    fmt::print(stderr, "proofpipe: proof checked against the key ({:.0f} ms)\n", stats.ms_verify);
+  // The MSM figures are the engine's stage sums (GPU kernels or the CPU prover's phases).
   fmt::print(stderr,
-             "proofpipe: read {:.0f} ms, proved in {:.0f} ms (witness {:.0f}, H {:.0f}, {}, B_G2 {:.0f}); domain 2^{}, {} "
-             "variables\n",
-             t_read, t_prove, timings.evaluate, timings.ntt, msms, timings.msm_b_g2, std::countr_zero(domain_size),
-             num_vars);
+             "proofpipe: read {:.0f} ms, proved in {:.0f} ms on {} (witness {:.0f}, H {:.0f}, MSM H {:.0f}, L {:.0f}, "
+             "A {:.0f}, B_G1 {:.0f}, B_G2 {:.0f}); domain 2^{}\n",
+             t_read, t_prove, stats.gpus > 0 && stats.partitions_on_cpu == 0 ? fmt::format("{} GPU(s)", stats.gpus) : "the CPU",
+             stats.ms_checks, stats.ms_ntt, stats.ms_msm_h, stats.ms_msm_l, stats.ms_msm_a, stats.ms_msm_b_g1,
+             stats.ms_msm_b_g2, std::countr_zero(head.domain_size));
   return 0;
 }
 

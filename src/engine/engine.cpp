@@ -15,6 +15,7 @@
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/engine/cpu_backend.hpp"
 #include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/query_layout.hpp"
 
 namespace pp::engine {
 
@@ -85,6 +86,11 @@ std::vector<PartitionResult> JobHandle::partitions() const {
 // ---- resources ----
 
 namespace {
+
+// Why a partition fails when the CPU prover's own proof is rejected by the check.
+constexpr const char* kUnsatisfied =
+    "the CPU prover's proof was rejected by the check: the witness does not satisfy the key's circuit (or the key's "
+    "verifying key does not belong to its proving key)";
 
 // Host-memory budget: FIFO tickets so that a large partition is served in its turn.
 class HostBudget {
@@ -474,6 +480,7 @@ struct Engine::Impl {
     std::exception_ptr last_error;  // the failure that decides the partition's outcome
     auto note_error = [&](const std::string& what) { errors += (errors.empty() ? "" : "; ") + what; };
     bool proved = false;
+    bool unsatisfied = false;  // the CPU prover's own proof was rejected: no fallback can help
     int rejections = item.rejections;
     bool healthy = b.backend->healthy();
     // Attempts on this backend: retryable faults up to max_retries times, and one more proof after
@@ -486,6 +493,12 @@ struct Engine::Impl {
       try {
         Proof proof = run_on_backend(b, w, task);
         if (!accept(b, w, task, proof, b.backend->name())) {
+          if (b.backend->is_cpu_prover()) {  // proving again on the CPU would only repeat it
+            note_error(fmt::format("partition {}: {}", task.partition, kUnsatisfied));
+            last_error = std::make_exception_ptr(WitnessError(errors));
+            unsatisfied = true;
+            break;
+          }
           note_error(fmt::format("{}'s proof was rejected by the check", b.backend->name()));
           if (++rejections == 1 && job.spec.backend < 0 && another_backend(b)) {
             requeue({item.job, p, b.index, rejections});  // proved again elsewhere; the budget is released here
@@ -518,7 +531,7 @@ struct Engine::Impl {
       healthy = b.backend->healthy();
     }
     if (!healthy && errors.empty()) errors = b.backend->name() + " is unhealthy";
-    if (!proved && job.abort.load() == int(Abort::none)) {
+    if (!proved && !unsatisfied && job.abort.load() == int(Abort::none)) {
       if (config.fallback == Fallback::cpu) {
         try {
           Proof proof;
@@ -536,9 +549,8 @@ struct Engine::Impl {
             result.where = "cpu";
             proved = true;
           } else {
-            note_error("the CPU prover's proof was rejected by the check too: the witness does not satisfy the "
-                       "key's circuit (or the key's verifying key does not belong to its proving key)");
-            last_error = std::make_exception_ptr(std::runtime_error(errors));
+            note_error(fmt::format("partition {}: {}", task.partition, kUnsatisfied));
+            last_error = std::make_exception_ptr(WitnessError(errors));
           }
         } catch (const std::exception& e) {
           note_error(std::string("cpu fallback: ") + e.what());

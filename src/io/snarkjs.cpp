@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "proofpipe/core/big_vector.hpp"
 #include "proofpipe/groth16/convention.hpp"
 #include "proofpipe/io/decimal.hpp"
 #include "proofpipe/io/witness.hpp"
@@ -205,10 +206,42 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densi
                                 "nVars = " + std::to_string(z.num_vars) +
                                 " (the witness belongs to another circuit or another compilation)");
   if (!values[0].is_one()) throw std::invalid_argument("witness value 0 must be the constant 1");
-  std::vector<Fr> a(z.domain_size, Fr::zero()), b(z.domain_size, Fr::zero()), c(z.domain_size);
-  for (const ZkeyCoefficient& co : z.coefficients)
-    accumulate_product(co.matrix == 0 ? a[co.constraint] : b[co.constraint], co.value, values[co.signal]);
-  for (std::size_t k = 0; k < z.domain_size; ++k) c[k] = a[k] * b[k];
+  const std::size_t n = z.domain_size;
+  std::vector<Fr> a = big_vector<Fr>(n), b = big_vector<Fr>(n), c = big_vector<Fr>(n);  // zeros
+  const std::vector<ZkeyCoefficient>& co = z.coefficients;
+  auto add = [&](std::size_t i) {
+    accumulate_product(co[i].matrix == 0 ? a[co[i].constraint] : b[co[i].constraint], co[i].value, values[co[i].signal]);
+  };
+  // The coefficients come row by row in the files snarkjs writes (sorted by matrix, then
+  // constraint) and in proofpipe's (by constraint, both matrices in each row). Then chunks of
+  // them that start where a row starts write disjoint rows, and run on every core; any other
+  // order is summed serially.
+  auto by_matrix = [](const ZkeyCoefficient& x, const ZkeyCoefficient& y) {
+    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+  };
+  auto by_row = [](const ZkeyCoefficient& x, const ZkeyCoefficient& y) { return x.constraint < y.constraint; };
+  const bool matrix_major = std::is_sorted(co.begin(), co.end(), by_matrix);
+  if (matrix_major || std::is_sorted(co.begin(), co.end(), by_row)) {
+    // Same row: the same (matrix, constraint), or the same constraint when rows hold both matrices.
+    auto same_row = [&](std::size_t i) {
+      return co[i].constraint == co[i - 1].constraint && (!matrix_major || co[i].matrix == co[i - 1].matrix);
+    };
+    auto row_start = [&](std::size_t i) {  // the first coefficient at or after i that starts a row
+      while (i > 0 && i < co.size() && same_row(i)) ++i;
+      return i;
+    };
+    constexpr std::size_t kChunk = 1 << 14;
+    const std::size_t chunks = (co.size() + kChunk - 1) / kChunk;
+    tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t k) {
+      const std::size_t end = row_start(std::min(co.size(), (k + 1) * kChunk));
+      for (std::size_t i = row_start(k * kChunk); i < end; ++i) add(i);
+    });
+  } else {
+    for (std::size_t i = 0; i < co.size(); ++i) add(i);
+  }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k) c[k] = a[k] * b[k];
+  });
   const std::size_t num_inputs = z.num_public + 1;
   Witness w;
   w.a = std::move(a);

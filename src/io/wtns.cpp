@@ -1,13 +1,24 @@
 // circom/snarkjs `.wtns` witness files: reader with located errors, writer.
 #include "proofpipe/io/wtns.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "proofpipe/core/big_vector.hpp"
+
 namespace pp {
 
-std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name) {
+namespace {
+
+// The first min(limit, nWitness) values of a .wtns, and nWitness in *total.
+std::vector<Fr> parse_values(std::span<const uint8_t> bytes, std::string_view name, std::size_t limit,
+                             std::size_t* total) {
   const BinFile file(bytes, name, "wtns", 2);
   uint32_t count = 0;
   {
@@ -25,13 +36,42 @@ std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name
     in.fail("the header says " + std::to_string(count) + " values (" + std::to_string(uint64_t(count) * 32) +
             " bytes), the section has " + std::to_string(in.remaining()) + " bytes");
   if (count == 0) in.fail("no values (z[0] must be the constant 1)");
-  std::vector<Fr> z(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t at = in.offset();
-    if (!scalar_from_le(z[i], in.bytes(32, "value").first<32>()))
-      in.fail_at(at, "value " + std::to_string(i) + " is not below r");
-  }
-  if (!z[0].is_one()) in.fail_at(in.offset() - uint64_t(count) * 32, "value 0 must be the constant 1");
+  // The values are converted on every core (a 2^20-constraint circuit has a million of them);
+  // a value >= r is reported at the lowest index, as a serial reader would.
+  const uint64_t base = in.offset();
+  const std::span<const uint8_t> raw = in.bytes(uint64_t(count) * 32, "values");
+  *total = count;
+  count = uint32_t(std::min<std::size_t>(count, limit));
+  std::vector<Fr> z = big_vector<Fr>(count);
+  std::atomic<uint64_t> first_bad{std::numeric_limits<uint64_t>::max()};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i)
+      if (!scalar_from_le(z[i], raw.subspan(32 * i).first<32>())) {
+        uint64_t seen = first_bad.load(std::memory_order_relaxed);
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        return;
+      }
+  });
+  if (const uint64_t bad = first_bad.load(); bad != std::numeric_limits<uint64_t>::max())
+    in.fail_at(base + 32 * bad, "value " + std::to_string(bad) + " is not below r");
+  if (!z[0].is_one()) in.fail_at(base, "value 0 must be the constant 1");
+  return z;
+}
+
+}  // namespace
+
+std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name) {
+  std::size_t total = 0;
+  return parse_values(bytes, name, std::numeric_limits<std::size_t>::max(), &total);
+}
+
+std::vector<Fr> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total) {
+  const MappedFile file(path);
+  std::size_t all = 0;
+  std::vector<Fr> z = parse_values(file.bytes(), path.string(), std::max<std::size_t>(count, 1), &all);
+  z.resize(std::min(z.size(), count));
+  if (total) *total = all;
   return z;
 }
 

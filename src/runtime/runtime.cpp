@@ -79,8 +79,9 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   ec.trace = config.trace;
   ec.check_proofs = config.check_proofs;
   ec.on_rejected = [](const std::string& where, uint64_t job, std::size_t partition) {
-    fmt::print(stderr, "proofpipe: warning: the proof of job {} partition {} made on {} did not verify; it is proved again\n",
-               job, partition, where);
+    // A GPU's proof is proved again; the CPU prover's means the witness does not satisfy.
+    fmt::print(stderr, "proofpipe: warning: the proof of job {} partition {} made on {} did not verify{}\n", job, partition,
+               where, where == "cpu" ? "" : "; it is proved again");
   };
   ec.fallback = config.cpu_fallback ? engine::Fallback::cpu : engine::Fallback::fail_job;
   engine::CpuBackend* cpu = m.cpu.get();

@@ -198,49 +198,23 @@ std::size_t SubmitChecker::check(const v1::SubmitRequest& req) {
 
 // ----- snarkjs keys and proofs -----------------------------------------------------------------------
 
-struct SnarkjsKey {
-  Zkey zkey;            // header and coefficients (what witness_from_zkey reads); the points are in pk
-  Densities densities;  // zkey_densities, computed once per key, not per proof
-  ProvingKey pk;
-};
-
-std::shared_ptr<const SnarkjsKey> load_snarkjs_key(const fs::path& path) {
-  auto key = std::make_shared<SnarkjsKey>();
-  key->zkey = read_zkey(path);
-  key->densities = zkey_densities(key->zkey);
-  // Takes all five point sections over: the A and B points are held once, in pk (snarkjs.hpp).
-  key->pk = take_proving_key(key->zkey, key->densities);
-  return key;
-}
-
-SnarkjsKeyInfo info_of(const SnarkjsKey& key) {
-  SnarkjsKeyInfo info;
-  info.num_inputs = key.zkey.num_public + 1;
-  info.num_aux = key.zkey.num_vars - info.num_inputs;
-  info.domain_size = key.zkey.domain_size;
-  return info;
-}
-
-std::vector<uint8_t> prove_snarkjs(const SnarkjsKey& key, const fs::path& path, std::span<const uint8_t> bytes,
-                                   const std::string& field) {
+std::vector<uint8_t> snarkjs_result(std::span<const uint8_t> proof_bytes, const fs::path& path,
+                                    std::span<const uint8_t> bytes, std::size_t num_public, const std::string& field) {
+  if (proof_bytes.size() != Proof::kBytes)
+    throw std::logic_error(fmt::format("snarkjs_result: {} proof bytes", proof_bytes.size()));
   std::vector<Fr> z;
-  Witness w;
   try {
-    z = path.empty() ? parse_wtns(bytes, field) : read_wtns(path);
-    w = witness_from_zkey(key.zkey, z, key.densities);
+    z = path.empty() ? parse_wtns(bytes, field) : read_wtns_prefix(path, num_public + 1);
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: {}", field, e.what()));
   }
-  std::random_device rd;
-  const uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
-  const Proof proof = prove(key.pk, std::span<const Witness>(&w, 1), seed).at(0);
-  const std::span<const Fr> publics(z.data() + 1, key.zkey.num_public);
-  if (!verify(key.pk.vk, publics, proof))
-    throw std::invalid_argument(fmt::format("{}: the proof does not verify: the witness does not satisfy the circuit",
-                                            field));
+  if (z.size() < num_public + 1)
+    throw std::invalid_argument(fmt::format("{}: {} values, fewer than the key's {} public signals", field, z.size(),
+                                            num_public));
+  const Proof proof = Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(proof_bytes.data(), Proof::kBytes));
   v1::Job result;
   result.set_proof_json(proof_to_snarkjs_json(proof));
-  result.set_public_json(public_to_snarkjs_json(publics));
+  result.set_public_json(public_to_snarkjs_json(std::span<const Fr>(z.data() + 1, num_public)));
   std::string body;
   if (!result.SerializeToString(&body)) throw std::runtime_error("cannot serialize a snarkjs result");
   const std::string stored = std::string(kSnarkjsResult, kSnarkjsResultBytes) + body;

@@ -1,7 +1,7 @@
 // What a job proves: its key (a bellperson .params or a snarkjs .zkey) and its witnesses, checked
-// at Submit against each other before anything is journaled, and the snarkjs side of proving
-// (bellperson jobs go through the C API's engine; snarkjs jobs through the CPU prover in
-// snarkjs's convention, as `proofpipe prove circuit.zkey witness.wtns` does).
+// at Submit against each other before anything is journaled, and a snarkjs job's result (both
+// kinds prove through the C API's engine; a .zkey key in snarkjs's convention, as `proofpipe
+// prove circuit.zkey witness.wtns` does).
 #pragma once
 
 #include <cstdint>
@@ -56,21 +56,12 @@ class SubmitChecker {
   std::map<std::filesystem::path, std::shared_ptr<const Header>> headers_;
 };
 
-// A loaded snarkjs key: the proving key in snarkjs's convention and what building a witness
-// from a .wtns needs (the zkey's coefficients and column densities).
-struct SnarkjsKey;
-std::shared_ptr<const SnarkjsKey> load_snarkjs_key(const std::filesystem::path& path);
-struct SnarkjsKeyInfo {
-  uint64_t num_inputs = 0, num_aux = 0, domain_size = 0;
-};
-SnarkjsKeyInfo info_of(const SnarkjsKey& key);
-
-// Proves one .wtns (a file, or its bytes when path is empty) for the key on the CPU and checks
-// the proof against the key's verifying key before returning it. The result is what the job
-// keeps: proof_json and public_json as snarkjs writes them, encoded by encode_snarkjs_result.
-// std::invalid_argument naming `field` when the witness does not fit or does not satisfy.
-std::vector<uint8_t> prove_snarkjs(const SnarkjsKey& key, const std::filesystem::path& path,
-                                   std::span<const uint8_t> bytes, const std::string& field);
+// A snarkjs job's result as the job keeps it: proof_json and public_json as snarkjs writes them,
+// from the proof (PP_PROOF_BYTES, as the C API returns it) and the public signals of the job's
+// .wtns (a file, or its bytes when path is empty; z[1 .. num_public]). std::invalid_argument
+// naming `field` when the witness cannot be read.
+std::vector<uint8_t> snarkjs_result(std::span<const uint8_t> proof, const std::filesystem::path& path,
+                                    std::span<const uint8_t> bytes, std::size_t num_public, const std::string& field);
 // A stored job result: a snarkjs job's goes back into Job.proof_json / public_json (true); false
 // for anything else (a bellperson job's raw proofs), leaving *out alone.
 bool decode_snarkjs_result(std::span<const uint8_t> stored, proofpipe::v1::Job* out);

@@ -133,11 +133,12 @@ std::string new_owner() {
   return fmt::format("{}-{}-{:08x}", host.data(), getpid(), rd());
 }
 
-// A key of the key cache: a bellperson key on the C API's engine, or a snarkjs key for the CPU prover.
+// A key of the key cache, on the C API's engine: a bellperson .params or a snarkjs .zkey.
 struct LoadedKey {
   std::shared_ptr<pp_key> key;
-  std::shared_ptr<const SnarkjsKey> zkey;
-  bool loaded() const { return key || zkey; }
+  bool snarkjs = false;        // a .zkey: its jobs prove .wtns files and keep snarkjs's JSON
+  std::size_t num_public = 0;  // a .zkey's public signals (nPublic)
+  bool loaded() const { return bool(key); }
 };
 
 struct KeyEntry {
@@ -356,19 +357,16 @@ struct Daemon::Impl final : v1::Prover::Service {
     if (e->loaded.loaded()) return e->loaded;
     const auto t0 = Clock::now();
     std::string error;
-    if (key.kind == KeyKind::bellperson) {
-      pp_error err;
-      pp_key* k = nullptr;
-      if (pp_key_load(key.path.c_str(), 0, &k, &err) == PP_OK)
-        e->loaded.key = std::shared_ptr<pp_key>(k, pp_key_release);
-      else
-        error = err.message;
+    pp_error err;
+    pp_key* k = nullptr;
+    pp_key_info ki;
+    if (pp_key_load(key.path.c_str(), 0, &k, &err) == PP_OK) {
+      e->loaded.key = std::shared_ptr<pp_key>(k, pp_key_release);
+      e->loaded.snarkjs = key.kind == KeyKind::snarkjs;
+      if (pp_key_info_get(k, &ki, &err) != PP_OK) throw std::runtime_error(err.message);
+      e->loaded.num_public = ki.num_inputs - 1;
     } else {
-      try {
-        e->loaded.zkey = load_snarkjs_key(key.path);
-      } catch (const std::exception& x) {
-        error = x.what();
-      }
+      error = err.message;
     }
     if (!e->loaded.loaded()) {
       std::lock_guard lock(keys_mu);
@@ -387,13 +385,6 @@ struct Daemon::Impl final : v1::Prover::Service {
     info.set_file_bytes(file_bytes);
     if (!k.loaded()) return info;
     info.set_loaded(true);
-    if (k.zkey) {  // the CPU prover's: never on a GPU
-      const SnarkjsKeyInfo z = info_of(*k.zkey);
-      info.set_num_inputs(z.num_inputs);
-      info.set_num_aux(z.num_aux);
-      info.set_domain_size(z.domain_size);
-      return info;
-    }
     pp_key_info ki;
     pp_error err;
     if (pp_key_info_get(k.key.get(), &ki, &err) == PP_OK) {
@@ -684,26 +675,33 @@ struct Daemon::Impl final : v1::Prover::Service {
     };
     std::size_t n = 0;
     v1::SubmitRequest req;
+    std::shared_ptr<pp_key> key;  // held until the job ends (an EvictKey may drop the cache's entry)
+    bool snarkjs = false;
+    std::size_t num_public = 0;
     try {
       if (!req.ParseFromArray(rec.request.data(), int(rec.request.size())))
         return fail("the journaled request cannot be parsed");
       // Resolved again: the files may have changed since Submit (or since the daemon restarted).
       const LoadedKey loaded = key_for(resolve_key(root, req.key_path()), &key_load_ms);
-      if (loaded.zkey) return run_snarkjs(id, req, *loaded.zkey, key_load_ms, t0);
-      const std::shared_ptr<pp_key>& key = loaded.key;
+      key = loaded.key;
+      snarkjs = loaded.snarkjs;
+      num_public = loaded.num_public;
       std::vector<std::string> paths;
       n = std::size_t(req.witness_paths_size() + req.witnesses_size());
       for (int i = 0; i < req.witness_paths_size(); ++i)
         paths.push_back(confine(root, req.witness_paths(i), "witness_paths", std::size_t(i)).string());
       std::vector<pp_input> inputs(n, pp_input{});
       for (std::size_t i = 0; i < n; ++i) {
-        inputs[i].kind = PP_INPUT_PPW;
+        // A .ppw for a .params key; a .wtns for a .zkey key (the C API computes its witness from
+        // the key's coefficients, as snarkjs does).
+        inputs[i].kind = snarkjs ? PP_INPUT_WTNS : PP_INPUT_PPW;
+        pp_source& src = snarkjs ? inputs[i].wtns : inputs[i].ppw;
         if (!paths.empty()) {
-          inputs[i].ppw.path = paths[i].c_str();
+          src.path = paths[i].c_str();
         } else {
           const std::string& w = req.witnesses(int(i));
-          inputs[i].ppw.data = reinterpret_cast<const uint8_t*>(w.data());
-          inputs[i].ppw.size = w.size();
+          src.data = reinterpret_cast<const uint8_t*>(w.data());
+          src.size = w.size();
         }
       }
       pp_error err;
@@ -758,7 +756,24 @@ struct Daemon::Impl final : v1::Prover::Service {
     std::size_t size = proofs.size();
     pp_error err;
     const pp_status st = pp_prove_finalize(pending.get(), proofs.data(), &size, &err);
-    if (st == PP_OK) {
+    if (st == PP_OK && snarkjs) {  // one .wtns: its proof and public signals as snarkjs's JSON
+      std::vector<uint8_t> result;
+      try {
+        if (req.witness_paths_size() > 0) {
+          result = snarkjs_result(proofs, confine(root, req.witness_paths(0), "witness_paths", 0), {}, num_public,
+                                  "witness_paths[0]");
+        } else {
+          const std::string& w = req.witnesses(0);
+          result = snarkjs_result(proofs, {}, {reinterpret_cast<const uint8_t*>(w.data()), w.size()}, num_public,
+                                  "witnesses[0]");
+        }
+      } catch (const std::invalid_argument& e) {
+        return fail(e.what());
+      } catch (const RequestError& e) {
+        return fail(e.what());
+      }
+      finish_job(id, JobState::succeeded, result, "", key_load_ms, ms_since(t0));
+    } else if (st == PP_OK) {
       proofs.resize(size);
       finish_job(id, JobState::succeeded, proofs, "", key_load_ms, ms_since(t0));
     } else if (st == PP_ERR_CANCELLED && (interrupted || lost(id))) {
@@ -768,44 +783,6 @@ struct Daemon::Impl final : v1::Prover::Service {
     } else {
       fail(fmt::format("{} ({}): {}", paths_or_inline(req), pp_status_name(st), err.message));
     }
-  }
-
-  // A snarkjs job: one .wtns proved on the CPU prover in snarkjs's convention (checked against
-  // the key before it is kept). A Cancel while it proves ends it CANCELLED when the proof is done.
-  void run_snarkjs(const std::string& id, const v1::SubmitRequest& req, const SnarkjsKey& key, double key_load_ms,
-                   Clock::time_point t0) {
-    std::vector<uint8_t> result;
-    try {
-      if (req.witness_paths_size() > 0) {
-        result = prove_snarkjs(key, confine(root, req.witness_paths(0), "witness_paths", 0), {}, "witness_paths[0]");
-      } else {
-        const std::string& w = req.witnesses(0);
-        result = prove_snarkjs(key, {}, {reinterpret_cast<const uint8_t*>(w.data()), w.size()}, "witnesses[0]");
-      }
-    } catch (const std::invalid_argument& e) {  // RequestError is not one: caught below
-      finish_job(id, JobState::failed, {}, e.what(), key_load_ms, ms_since(t0));
-      return;
-    } catch (const RequestError& e) {
-      finish_job(id, JobState::failed, {}, e.what(), key_load_ms, ms_since(t0));
-      return;
-    }
-    bool cancelled, lost_lease;
-    {
-      std::lock_guard lock(mu);
-      Live& l = live[id];
-      cancelled = l.cancel;
-      lost_lease = l.lost;
-      l.partitions_done = 1;
-      ++version;
-    }
-    changed.notify_all();
-    if (lost_lease) return requeue_job(id);  // another daemon may run it now: write nothing else
-    if (cancelled) {
-      finish_job(id, JobState::cancelled, {}, "cancelled by a Cancel call", key_load_ms, ms_since(t0));
-      return;
-    }
-    progress_job(id, 1);
-    finish_job(id, JobState::succeeded, result, "", key_load_ms, ms_since(t0));
   }
 
   static const char* paths_or_inline(const v1::SubmitRequest& req) {
@@ -1060,16 +1037,13 @@ struct Daemon::Impl final : v1::Prover::Service {
     return call(ctx, Rpc::PreloadKey, [&] {
       const ResolvedKey key = resolve_key(root, req->key_path());
       const LoadedKey k = key_for(key, nullptr);
-      if (!req->witness_path().empty() && k.zkey)
-        throw RequestError(ErrorCode::invalid_argument,
-                           "witness_path: a snarkjs .zkey key is proved on the CPU; there is nothing to upload");
       if (!req->witness_path().empty()) {
         const fs::path sample_path = confine(root, req->witness_path(), "witness_path");
         const std::string sample_file = sample_path.string();
         pp_input sample;
         std::memset(&sample, 0, sizeof sample);
-        sample.kind = PP_INPUT_PPW;
-        sample.ppw.path = sample_file.c_str();
+        sample.kind = k.snarkjs ? PP_INPUT_WTNS : PP_INPUT_PPW;
+        (k.snarkjs ? sample.wtns : sample.ppw).path = sample_file.c_str();
         pp_error err;
         const pp_status st = pp_key_preload(engine.get(), k.key.get(), &sample, &err);
         if (st == PP_ERR_DEVICE)

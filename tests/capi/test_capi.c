@@ -363,11 +363,71 @@ int main(int argc, char** argv) {
     pp_key_release(mkey);
   }
 
+  /* ----- a snarkjs .zkey and .wtns (snarkjs's convention) ----- */
+  puts("prove: .zkey + .wtns");
+  {
+    char zkey_path[4096], wtns[4096];
+    snprintf(zkey_path, sizeof zkey_path, "%s/multiplier.zkey", snarkjs_dir);
+    snprintf(wtns, sizeof wtns, "%s/multiplier.wtns", snarkjs_dir);
+    pp_key* zkey = NULL;
+    OK(pp_key_load(zkey_path, 1, &zkey, err));
+    size_t zn;
+    uint8_t* zbytes = read_file(zkey_path, &zn);
+    pp_key* zkey_mem = NULL;
+    OK(pp_key_load_memory(zbytes, zn, 0, &zkey_mem, err));
+    pp_key_info zi;
+    OK(pp_key_info_get(zkey, &zi, err));
+    CHECK(zi.num_inputs == 2 && zi.domain_size == zi.h); /* one public signal; H in snarkjs's basis */
+    size_t wn;
+    uint8_t* wbytes = read_file(wtns, &wn);
+    pp_input in;
+    memset(&in, 0, sizeof in);
+    in.kind = PP_INPUT_WTNS;
+    in.wtns.path = wtns;
+    OK(pp_key_preload(engine, zkey, &in, err));
+    uint8_t from_file[PP_PROOF_BYTES], from_memory[PP_PROOF_BYTES];
+    size_t ps = sizeof from_file;
+    OK(pp_prove(engine, zkey, &in, 1, &seed, from_file, &ps, err));
+    in.wtns.path = NULL;
+    in.wtns.data = wbytes;
+    in.wtns.size = wn;
+    ps = sizeof from_memory;
+    OK(pp_prove(engine, zkey_mem, &in, 1, &seed, from_memory, &ps, err));
+    CHECK(memcmp(from_file, from_memory, PP_PROOF_BYTES) == 0); /* same key, witness and r, s */
+    const size_t first = 12 + (12 + 40) + 12; /* the first scalar of the .wtns */
+    uint8_t pub[PP_FR_BYTES];
+    OK(pp_fr_from_canonical(pub, wbytes + first + PP_FR_BYTES, 1, err));
+    int valid = -1;
+    OK(pp_verify(zkey, pub, 1, from_file, PP_PROOF_BYTES, &valid, err));
+    CHECK(valid == 1);
+    pub[0] ^= 1; /* another statement */
+    valid = -1;
+    OK(pp_verify(zkey, pub, 1, from_file, PP_PROOF_BYTES, &valid, err));
+    CHECK(valid == 0);
+    /* Kinds that do not fit the key, either way round. */
+    EXPECT_ERROR(pp_prove(engine, key, &in, 1, &seed, from_file, &ps, err), PP_ERR_INVALID_ARGUMENT,
+                 "needs a key loaded from a snarkjs .zkey");
+    EXPECT_ERROR(pp_prove(engine, zkey, inputs, 1, &seed, from_file, &ps, err), PP_ERR_INVALID_ARGUMENT,
+                 "proves PP_INPUT_WTNS inputs");
+    EXPECT_ERROR(pp_key_preload(engine, zkey, inputs, err), PP_ERR_INVALID_ARGUMENT, "sample.kind");
+    /* A .wtns that does not satisfy the circuit: its proof fails the check, on the CPU too. */
+    wbytes[first + 2 * PP_FR_BYTES] ^= 1;
+    EXPECT_ERROR(pp_prove(engine, zkey, &in, 1, &seed, from_file, &ps, err), PP_ERR_WITNESS,
+                 "does not satisfy");
+    /* ... and one of another length (another circuit). */
+    in.wtns.size = wn - PP_FR_BYTES;
+    EXPECT_ERROR(pp_prove(engine, zkey, &in, 1, &seed, from_file, &ps, err), PP_ERR_WITNESS, "inputs[0]");
+    free(wbytes);
+    free(zbytes);
+    pp_key_release(zkey_mem);
+    pp_key_release(zkey);
+  }
+
   /* ----- error paths ----- */
   puts("errors");
   {
     pp_key* bad = NULL;
-    EXPECT_ERROR(pp_key_load(NULL, 0, &bad, err), PP_ERR_NULL_POINTER, "params_path");
+    EXPECT_ERROR(pp_key_load(NULL, 0, &bad, err), PP_ERR_NULL_POINTER, "path");
     EXPECT_ERROR(pp_key_load(in_dir(dir, "params"), 0, NULL, err), PP_ERR_NULL_POINTER, "out");
     EXPECT_ERROR(pp_key_load(in_dir(dir, "no-such.params"), 0, &bad, err), PP_ERR_KEY, "no-such.params");
     CHECK(bad == NULL);

@@ -143,6 +143,9 @@ class Backend {
   virtual Proof finish(Prepared& p) = 0;
   // false after a fault that leaves the device unusable (then it stays false).
   virtual bool healthy() const { return true; }
+  // true for the CPU prover itself: a proof it makes that fails the check says that the witness
+  // does not satisfy the circuit, so it is not proved again (the partition fails: WitnessError).
+  virtual bool is_cpu_prover() const { return false; }
   virtual DeviceCalls& device_calls() = 0;
   virtual DeviceTimeline& timeline() = 0;
 };

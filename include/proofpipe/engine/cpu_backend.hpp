@@ -23,6 +23,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(std::string name = "cpu", int threads = 0);
 
   std::string name() const override { return name_; }
+  bool is_cpu_prover() const override { return true; }
   int stage_slots() const override { return 1; }
   int msm_slots() const override { return 1; }
   std::unique_ptr<Prepared> prepare(const PartitionTask& task) override;

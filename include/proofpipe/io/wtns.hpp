@@ -19,6 +19,9 @@ namespace pp {
 // section size not nWitness·32, a scalar >= r, z[0] != 1).
 std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name);
 std::vector<Fr> read_wtns(const std::filesystem::path& path);
+// The first min(count, nWitness) values (z[0] = 1 included; the whole file's layout is checked,
+// only these values are converted), and nWitness in *total when total is not NULL.
+std::vector<Fr> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total = nullptr);
 
 std::vector<uint8_t> encode_wtns(std::span<const Fr> z);
 void write_wtns(const std::filesystem::path& path, std::span<const Fr> z);
