@@ -1,5 +1,6 @@
 // Engine unit tests on the simulated device: real proofs equal to the CPU prover's, both
 // interlocks, cancellation, drain, faults -> retry -> fallback, host backpressure, several devices.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <tbb/global_control.h>
@@ -57,6 +58,11 @@ JobSpec job_of(std::size_t partitions, uint64_t seed) {
   return s;
 }
 
+// The simulated device's "kernel" is the CPU prover itself, so this checks the ENGINE, not any
+// kernel: each partition's proof comes back whole, in its place and with its own r, s (a
+// partition given another's proof, or a job's seed applied to the wrong partition, fails it;
+// EngineTestHelpers.ProofsInTheWrongPlaceFail shows that). The kernels are checked against the
+// CPU prover by the GPU harness and the CPU twins' tests.
 void expect_cpu_equal_and_valid(const JobResult& r, std::size_t partitions, uint64_t seed) {
   ASSERT_EQ(r.status, JobStatus::ok) << r.error;
   ASSERT_EQ(r.proofs.size(), partitions);
@@ -76,6 +82,27 @@ void expect_arena_sound(const SimBackend& sim) {
 }
 
 }  // namespace
+
+TEST(EngineTestHelpers, ProofsInTheWrongPlaceFail) {
+  const auto& c = circuit();
+  JobResult r;
+  r.status = JobStatus::ok;
+  r.proofs = prove(*c.key, std::span<const Witness>(c.witnesses->data(), 2), 11);
+  auto failures = [&](uint64_t seed) {  // the helper's failures, intercepted
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      expect_cpu_equal_and_valid(r, 2, seed);
+    }
+    return results.size();
+  };
+  EXPECT_EQ(failures(11), 0u);  // as proved: passes
+  std::swap(r.proofs[0], r.proofs[1]);
+  EXPECT_GE(failures(11), 2u);  // each partition holds the other's proof
+  std::swap(r.proofs[0], r.proofs[1]);
+  EXPECT_GE(failures(12), 2u);  // another seed's r, s
+}
 
 TEST(Randomizers, ProvePartitionEqualsProve) {
   const auto& c = circuit();
@@ -654,6 +681,22 @@ class SyncingBackend final : public Backend {
   DeviceTimeline tl;
 };
 }  // namespace
+
+// The simulated device's forbidden calls reach the engine's stats, so the tests that assert none
+// (the pipeline tests above, the stress test) would fail if the backend made one.
+TEST(DeviceCallCounting, TheSimulatedDevicesForbiddenCallsAreReported) {
+  SimConfig sc = small_sim();
+  sc.faults.forbidden = 0.5;
+  sc.faults.seed = 4;
+  SimBackend sim(sc);
+  EngineConfig ec;
+  ec.gw = 2;
+  Engine engine({&sim}, ec);
+  for (uint64_t seed : {5u, 6u, 7u}) ASSERT_EQ(engine.submit(job_of(4, seed)).wait().status, JobStatus::ok);
+  engine.shutdown(Shutdown::drain);
+  ASSERT_GT(sim.forbidden_made(), 0u);
+  EXPECT_EQ(engine.stats().backends[0].forbidden_calls, sim.forbidden_made()) << engine.stats().backends[0].device_calls;
+}
 
 TEST(DeviceCallCounting, TheEngineReportsAForbiddenCallOfItsSteadyState) {
   SyncingBackend dev;

@@ -29,7 +29,8 @@ void SimConfig::validate() const {
     bad(fmt::format("the regions need {} bytes, the arena has {}", planned_bytes(), arena_capacity));
   for (int64_t us : {latency.prepare_us, latency.stage_us, latency.h_us, latency.msm_us, latency.finish_us})
     if (us < 0) bad("negative latency");
-  for (double p : {faults.stage, faults.compute, faults.finish, faults.retryable_fraction, faults.device_lost, faults.corrupt})
+  for (double p : {faults.stage, faults.compute, faults.finish, faults.retryable_fraction, faults.device_lost, faults.corrupt,
+                   faults.forbidden})
     if (!(p >= 0 && p <= 1)) bad("fault probability outside [0, 1]");
 }
 
@@ -338,7 +339,19 @@ Proof SimBackend::finish(Prepared& prepared) {
       ++corrupted_;
     }
   }
+  if (config_.faults.forbidden > 0) {
+    std::lock_guard lock(mu_);
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < config_.faults.forbidden) {
+      calls_.count(DeviceCall::device_synchronize);
+      ++forbidden_;
+    }
+  }
   return proof;
+}
+
+uint64_t SimBackend::forbidden_made() const {
+  std::lock_guard lock(mu_);
+  return forbidden_;
 }
 
 uint64_t SimBackend::results_corrupted() const {

@@ -55,6 +55,10 @@ struct SimFaults {
   // proof whose C is negated (valid points, a wrong proof), as a flipped bit in device memory
   // would. Only the engine's check (EngineConfig::check_proofs) can catch it.
   double corrupt = 0;
+  // Probability that a partition's finish() also makes a forbidden runtime call (a
+  // cudaDeviceSynchronize, as the anchors' provers do), so that tests asserting the engine's
+  // forbidden-call count can be shown to fail.
+  double forbidden = 0;
   uint64_t seed = 1;
 };
 
@@ -117,6 +121,7 @@ class SimBackend final : public Backend {
   // Faults injected so far (all phases).
   uint64_t faults_injected() const;
   uint64_t results_corrupted() const;  // proofs finish() corrupted (SimFaults::corrupt)
+  uint64_t forbidden_made() const;     // forbidden calls finish() made (SimFaults::forbidden)
 
   struct Event;      // fired once by a queue or the host; waited on by queues and finish()
   struct Partition;  // per-partition device state shared by the queued work items
@@ -132,7 +137,7 @@ class SimBackend final : public Backend {
   DeviceCalls calls_;
   DeviceTimeline timeline_;
   mutable std::mutex mu_;  // arena accounting, slot events, fault RNG, health
-  uint64_t in_use_ = 0, peak_ = 0, violations_ = 0, faults_ = 0, corrupted_ = 0;
+  uint64_t in_use_ = 0, peak_ = 0, violations_ = 0, faults_ = 0, corrupted_ = 0, forbidden_ = 0;
   std::string first_violation_;
   std::vector<bool> stage_busy_, msm_busy_;
   std::vector<std::shared_ptr<Event>> stage_free_, msm_free_;  // last release event per slot
