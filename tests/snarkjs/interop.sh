@@ -12,26 +12,9 @@ work=$(realpath "$work")
 shift 2
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"   # circom2 (WASI) resolves -l and include paths only below the working directory
-snarkjs() { node "$repo/node_modules/snarkjs/build/cli.cjs" "$@"; }
 ptau="$repo/tests/data/pot10_bls12381.ptau"
-step() { echo "--- $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_ok() { "$@" > "$work/last.log" 2>&1 || { cat "$work/last.log"; fail "$*"; }; }
-expect_invalid() {  # a verifier must reject; a crash or a usage error is not a rejection
-  local rc=0
-  "$@" > "$work/last.log" 2>&1 || rc=$?
-  if [[ $rc -eq 0 ]]; then cat "$work/last.log"; fail "accepted: $*"; fi
-  grep -qiE "invalid" "$work/last.log" || { cat "$work/last.log"; fail "no clean rejection: $*"; }
-}
-expect_error() {  # expect_error PATTERN CMD...: fails with exit code 1 and a message matching PATTERN
-  local pattern=$1 rc=0
-  shift
-  "$@" > "$work/last.log" 2>&1 || rc=$?
-  [[ $rc -eq 1 ]] && grep -qE "$pattern" "$work/last.log" || { cat "$work/last.log"; fail "expected /$pattern/ from: $*"; }
-}
-# The public signals with the first one incremented (still below r).
-tamper() { node -e 'const p = require(process.argv[1]); p[0] = (BigInt(p[0]) + 1n).toString();
-  require("fs").writeFileSync(process.argv[2], JSON.stringify(p, null, 1));' "$(realpath "$1")" "$2"; }
+# shellcheck source=tests/snarkjs/lib.sh
+source "$repo/tests/snarkjs/lib.sh"   # snarkjs, step, fail, expect_ok/_invalid/_error, tamper
 
 for circuit in "$@"; do
   dir="$work/$circuit"
