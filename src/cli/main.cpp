@@ -45,7 +45,7 @@ void add_engine_options(CLI::App* cmd, EngineOptions& o) {
 
 int main(int argc, char** argv) {
   CLI::App app{"proofpipe: Groth16 proving engine for BLS12-381"};
-  app.set_version_flag("--version", "proofpipe 0.1.0");
+  app.set_version_flag("--version", "proofpipe " PROOFPIPE_VERSION);  // the project version (CMakeLists.txt)
   app.require_subcommand(1);
   int threads = 0;
   app.add_option("--threads", threads, "Worker threads (0: all cores)")->check(CLI::NonNegativeNumber);

@@ -54,8 +54,7 @@ done
 echo "--- the installed CLI"
 cli="$prefix/$PP_BINDIR/proofpipe"
 version=$("$cli" --version) || fail "$cli --version"
-# Only the program's name: src/cli/main.cpp still prints a version of its own, not the project's.
-[[ "$version" == "proofpipe "* ]] || fail "$cli --version printed '$version'"
+[[ "$version" == "proofpipe $PP_VERSION" ]] || fail "$cli --version printed '$version', not 'proofpipe $PP_VERSION'"
 echo "$version"
 if [[ "$PP_SERVICE" == ON ]]; then
   # A client command loads the daemon's module from beside the real executable (through the
