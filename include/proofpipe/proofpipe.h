@@ -190,7 +190,8 @@ PP_API pp_status pp_key_evict(pp_key* key, pp_error* err);
  * first proof does not pay for it; the copies stay until evicted, as after a proof. A GPU's
  * layout of the key follows the circuit's column densities, which travel with the witnesses:
  * `sample` is one partition's input (pp_input below; of a .ppw file only the header and the
- * densities are read, of arrays only the density bitmaps). A CPU-only engine checks the sample
+ * densities are read, of arrays only the density bitmaps; a PP_INPUT_WTNS sample is not read, as a
+ * .zkey key's columns are the key's own). A CPU-only engine checks the sample
  * and does nothing else. PP_ERR_DEVICE (the message says why) when a GPU cannot take the key. */
 struct pp_input;
 PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const struct pp_input* sample, pp_error* err);
