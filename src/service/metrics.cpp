@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -38,7 +39,31 @@ std::string number(double v) {
   return fmt::format("{}", v);  // the shortest form that reads back the same
 }
 
+constexpr const char* kRpcNames[] = {"Submit", "Await", "Prove", "Cancel", "Watch", "GetStatus", "PreloadKey", "EvictKey"};
+static_assert(std::size(kRpcNames) == std::size_t(Rpc::count));
+
+// grpc::StatusCode's names, by number (0..16).
+constexpr const char* kCodeNames[] = {"OK",           "CANCELLED",          "UNKNOWN",        "INVALID_ARGUMENT",
+                                      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS", "PERMISSION_DENIED",
+                                      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                                      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",    "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
+static_assert(std::size(kCodeNames) == kStatusCodes);
+
+const char* metric_state(JobState st) {
+  switch (st) {
+    case JobState::queued: return "queued";
+    case JobState::running: return "running";
+    case JobState::succeeded: return "succeeded";
+    case JobState::failed: return "failed";
+    case JobState::cancelled: return "cancelled";
+  }
+  return "unspecified";
+}
+
 }  // namespace
+
+const char* rpc_name(Rpc rpc) { return kRpcNames[std::size_t(rpc)]; }
 
 void PromText::family(std::string_view name, std::string_view help, std::string_view type) {
   text_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, escape(help, false), name, type);
@@ -59,6 +84,79 @@ void PromText::sample(std::string_view name, double value, Labels labels) {
   text_ += ' ';
   text_ += number(value);
   text_ += '\n';
+}
+
+std::string metrics_text(const DaemonMetrics& m) {
+  const pp_engine_stats& s = m.engine;
+  const auto& counts = m.jobs;
+  const auto queued = counts.find(JobState::queued);
+  const std::size_t depth = queued == counts.end() ? 0 : queued->second;  // the store's: every daemon's
+
+  PromText t;
+  constexpr JobState states[] = {JobState::queued, JobState::running, JobState::succeeded, JobState::failed,
+                                 JobState::cancelled};
+  t.family("proofpipe_jobs", "Jobs in the journal by state (finished ones until --retention-hours)", "gauge");
+  for (JobState st : states) {
+    const auto it = counts.find(st);
+    t.sample("proofpipe_jobs", double(it == counts.end() ? 0 : it->second), {{"state", metric_state(st)}});
+  }
+  t.family("proofpipe_jobs_finished_total", "Jobs this daemon brought to a final state since it started", "counter");
+  for (JobState st : {JobState::succeeded, JobState::failed, JobState::cancelled})
+    t.sample("proofpipe_jobs_finished_total", double((*m.finished)[std::size_t(st)].load()),
+             {{"state", metric_state(st)}});
+  t.family("proofpipe_partitions_proved_total", "Partitions the engine proved since the daemon started", "counter");
+  t.sample("proofpipe_partitions_proved_total", double(s.partitions_proven));
+  t.family("proofpipe_queue_depth", "Jobs waiting for a slot (in the shared queue with --queue)", "gauge");
+  t.sample("proofpipe_queue_depth", double(depth));
+  t.family("proofpipe_jobs_running", "Jobs this daemon is proving now", "gauge");
+  t.sample("proofpipe_jobs_running", double(m.running));
+  t.family("proofpipe_keys_loaded", "Proving keys in the key cache (host memory)", "gauge");
+  t.sample("proofpipe_keys_loaded", double(m.keys_loaded));
+  t.family("proofpipe_keys_device_resident", "Keys of the key cache with a copy on some GPU", "gauge");
+  t.sample("proofpipe_keys_device_resident", double(m.keys_device_resident));
+  t.family("proofpipe_gpus", "GPUs the engine proves on (0: the CPU prover)", "gauge");
+  t.sample("proofpipe_gpus", double(s.gpus));
+  t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
+  t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
+  t.family("proofpipe_device_memory_bytes",
+           "Each GPU's memory: the card (total), what the keys may use (budget), what they use (used, peak)", "gauge");
+  for (const pp_gpu_info& g : m.gpus) {
+    const std::string gpu = std::to_string(g.device);
+    t.sample("proofpipe_device_memory_bytes", double(g.memory_total), {{"gpu", gpu}, {"kind", "total"}});
+    t.sample("proofpipe_device_memory_bytes", double(g.memory_budget), {{"gpu", gpu}, {"kind", "budget"}});
+    t.sample("proofpipe_device_memory_bytes", double(g.memory_used), {{"gpu", gpu}, {"kind", "used"}});
+    t.sample("proofpipe_device_memory_bytes", double(g.memory_peak), {{"gpu", gpu}, {"kind", "peak"}});
+  }
+  t.family("proofpipe_proofs_checked_total", "Proofs verified before release (retries included)", "counter");
+  t.sample("proofpipe_proofs_checked_total", double(s.proofs_checked));
+  t.family("proofpipe_proofs_rejected_total",
+           "Proofs that did not verify and were proved again, by the GPU that made them (cpu: the CPU prover)",
+           "counter");
+  for (const pp_gpu_info& g : m.gpus)
+    t.sample("proofpipe_proofs_rejected_total", double(g.proofs_rejected), {{"gpu", std::to_string(g.device)}});
+  t.sample("proofpipe_proofs_rejected_total",
+           double(s.gpus == 0 ? s.proofs_rejected : s.proofs_rejected_cpu), {{"gpu", "cpu"}});
+  t.family("proofpipe_verify_ms_total", "Milliseconds spent verifying proofs before release", "counter");
+  t.sample("proofpipe_verify_ms_total", s.ms_verify);
+  t.family("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge");
+  for (const pp_gpu_info& g : m.gpus)
+    t.sample("proofpipe_device_resident_keys", double(g.resident_keys), {{"gpu", std::to_string(g.device)}});
+  t.family("proofpipe_host_budget_bytes", "Host memory partitions in flight may use (--host-budget; 0: unlimited)",
+           "gauge");
+  t.sample("proofpipe_host_budget_bytes", double(m.host_budget_bytes));
+  t.family("proofpipe_host_rss_bytes", "Resident set size of the daemon process", "gauge");
+  t.sample("proofpipe_host_rss_bytes", double(m.rss_bytes));
+  t.family("proofpipe_host_peak_bytes", "Peak host memory charged to partitions in flight", "gauge");
+  t.sample("proofpipe_host_peak_bytes", double(s.host_peak_bytes));
+  t.family("proofpipe_uptime_seconds", "Seconds since the daemon started", "gauge");
+  t.sample("proofpipe_uptime_seconds", m.uptime_s);
+  // Every RPC's OK series exists from the start; other codes once they happened.
+  t.family("proofpipe_requests_total", "gRPC calls answered, by RPC and status code", "counter");
+  for (std::size_t r = 0; r < std::size_t(Rpc::count); ++r)
+    for (std::size_t code = 0; code < kStatusCodes; ++code)
+      if (const uint64_t n = (*m.requests)[r][code].load(); n || code == 0)
+        t.sample("proofpipe_requests_total", double(n), {{"rpc", kRpcNames[r]}, {"code", kCodeNames[code]}});
+  return t.str();
 }
 
 struct MetricsServer::Impl {
