@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "proofpipe/engine_options.hpp"
+#include "proofpipe/gpu/bench.hpp"
 
 namespace CLI {
 class App;
@@ -129,15 +130,12 @@ int run_bench_prove(const BenchProveOptions& options);
 int run_bench_read(const std::vector<std::filesystem::path>& files, int repeat);
 
 struct BenchGpuOptions {
-  std::string op;            // msm | ntt | batch-add
-  std::string curve = "g1";  // g1 | g2
-  int lg = 20;
-  int window = 0;            // msm window (0: default)
-  int copies = 1;            // msm: fixed-base table copies (1: none, 0: the planner's choice)
-  int batch = 0;             // msm: sets sorted per pass (0: as many as the card's free memory holds)
-  std::string scalars = "canonical";  // msm (GPU): canonical | montgomery, the scalars' input form
-  std::string twist = "full";         // ntt: full (a root per twist, as a resident prover plans it) | split (the small tables)
-  int runs = 5, warmup = 1, device = 0;
+  // The kernel benchmark's options, bound to the flags as they are: op (msm | ntt | batch-add),
+  // curve, lg, window, copies (--precompute), batch, runs, warmup, device. `bench msm --cpu`
+  // reads its lg, curve, window, runs and warmup from here too.
+  gpu::BenchOptions kernel;
+  std::string scalars = "canonical";  // msm (GPU): canonical | montgomery, the scalars' input form (kernel.canonical)
+  std::string twist = "full";         // ntt: full (a root per twist, as a resident prover plans it) | split (the small tables) (kernel.full_twist)
   bool cpu = false;  // msm only: time pp::msm on the host instead of the GPU kernel
   int threads = 0;   // --cpu: worker threads (0: the global --threads, else all cores)
 };

@@ -4,26 +4,14 @@
 #include <stdexcept>
 
 #include "commands.hpp"
-#if PROOFPIPE_HAS_CUDA
-#include "proofpipe/gpu/bench.hpp"
-#endif
 
 namespace pp::cli {
 
 int run_bench_gpu(const BenchGpuOptions& o) {
 #if PROOFPIPE_HAS_CUDA
-  gpu::BenchOptions b;
-  b.op = o.op;
-  b.curve = o.curve;
-  b.lg = o.lg;
-  b.window = o.window;
-  b.copies = o.copies;
-  b.batch = o.batch;
+  gpu::BenchOptions b = o.kernel;
   b.canonical = o.scalars == "canonical";
   b.full_twist = o.twist == "full";
-  b.runs = o.runs;
-  b.warmup = o.warmup;
-  b.device = o.device;
   const gpu::BenchResult r = gpu::run_bench(b);
   fmt::print("{}\n", gpu::bench_header());
   fmt::print("{}\n", gpu::bench_row(r));
@@ -37,7 +25,7 @@ int run_bench_gpu(const BenchGpuOptions& o) {
   return 0;
 #else
   (void)o;
-  throw std::runtime_error("bench " + o.op + ": this proofpipe was built without CUDA (PROOFPIPE_CUDA=OFF)");
+  throw std::runtime_error("bench " + o.kernel.op + ": this proofpipe was built without CUDA (PROOFPIPE_CUDA=OFF)");
 #endif
 }
 

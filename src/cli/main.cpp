@@ -182,9 +182,9 @@ int main(int argc, char** argv) {
   for (const char* op : {"msm", "ntt", "batch-add"}) {
     auto* b = bench->add_subcommand(op, std::string("Time the GPU ") + op + " kernel on device-resident data" +
                                             (std::string(op) == "msm" ? " (--cpu: the CPU msm)" : ""));
-    b->add_option("--lg", bench_gpu.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
+    b->add_option("--lg", bench_gpu.kernel.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
     if (std::string(op) != "ntt")
-      b->add_option("--curve", bench_gpu.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
+      b->add_option("--curve", bench_gpu.kernel.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
     if (std::string(op) == "ntt")
       b->add_option("--twist-table", bench_gpu.twist,
                     "The passes' twist roots: full (one entry per root: 2^lg roots, 4 GiB at 2^27; what the prover builds when "
@@ -192,13 +192,13 @@ int main(int argc, char** argv) {
           ->check(CLI::IsMember({"split", "full"}))
           ->capture_default_str();
     if (std::string(op) == "msm") {
-      b->add_option("--window", bench_gpu.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
-      b->add_option("--precompute", bench_gpu.copies,
+      b->add_option("--window", bench_gpu.kernel.window, "Window bits (0: default)")->check(CLI::Range(0, 24));
+      b->add_option("--precompute", bench_gpu.kernel.copies,
                     "Copies of the bases in a fixed-base table, copy k = 2^(k*c)*P (1: none; 0: as many as the "
                     "planner chooses for the card's free memory, and its window unless --window is given)")
           ->check(CLI::Range(0, 64))
           ->capture_default_str();
-      b->add_option("--batch", bench_gpu.batch,
+      b->add_option("--batch", bench_gpu.kernel.batch,
                     "Windows (sets of the table) sorted and summed in one pass (0: as many as the card's free memory holds)")
           ->check(CLI::Range(0, 128))
           ->capture_default_str();
@@ -211,9 +211,9 @@ int main(int argc, char** argv) {
       b->add_option("--threads", bench_gpu.threads, "Worker threads of the CPU MSM (--cpu; 0: --threads or all cores)")
           ->check(CLI::NonNegativeNumber);
     }
-    b->add_option("--runs", bench_gpu.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
-    b->add_option("--warmup", bench_gpu.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
-    b->add_option("--device", bench_gpu.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+    b->add_option("--runs", bench_gpu.kernel.runs, "Timed runs (median reported)")->check(CLI::Range(1, 1000))->capture_default_str();
+    b->add_option("--warmup", bench_gpu.kernel.warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
+    b->add_option("--device", bench_gpu.kernel.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
     gpu_benches.push_back(b);
   }
 
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
 #endif
     for (CLI::App* b : gpu_benches) {
       if (!b->parsed()) continue;
-      bench_gpu.op = b->get_name();
+      bench_gpu.kernel.op = b->get_name();
       if (bench_gpu.cpu) {
         if (bench_gpu.threads == 0) bench_gpu.threads = threads;
         return pp::cli::run_bench_msm_cpu(bench_gpu);

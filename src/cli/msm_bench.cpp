@@ -30,18 +30,18 @@ double cpu_time_ms() {
 
 template <class C>
 int bench(const BenchGpuOptions& o) {
-  const std::size_t n = std::size_t(1) << o.lg;
-  const uint64_t seed = 0xbe7c'0001ULL + uint64_t(o.lg);
+  const std::size_t n = std::size_t(1) << o.kernel.lg;
+  const uint64_t seed = 0xbe7c'0001ULL + uint64_t(o.kernel.lg);
   const std::vector<Affine<C>> pts = testdata::random_points<C>(n, seed);
   const std::vector<Fr> ks = testdata::random_scalars(n, seed + 1);
   const int threads = o.threads > 0 ? o.threads : tbb::this_task_arena::max_concurrency();
   tbb::task_arena arena(threads);
-  const MsmOptions opt{o.window};
+  const MsmOptions opt{o.kernel.window};
   // Wall time, and the process's CPU time beside it: on a shared machine a pinned run still
   // loses its core to other processes now and then, which CPU time does not count.
   std::vector<double> ms, cpu_ms;
   Jacobian<C> r = Jacobian<C>::infinity();
-  for (int i = -o.warmup; i < o.runs; ++i) {
+  for (int i = -o.kernel.warmup; i < o.kernel.runs; ++i) {
     const double c0 = cpu_time_ms();
     const auto t0 = std::chrono::steady_clock::now();
     arena.execute([&] { r = msm<C>(std::span<const Affine<C>>(pts), std::span<const Fr>(ks), opt); });
@@ -61,20 +61,20 @@ int bench(const BenchGpuOptions& o) {
   const int default_window = std::is_same_v<C, G2Curve> ? msm_default_window_g2(n) : msm_default_window(n);
   fmt::print("proofpipe op=msm-{} lg={} threads={} window={} runs={} median_ms={:.2f} min_ms={:.2f} max_ms={:.2f} "
              "cpu_median_ms={:.2f} digest={:016x}\n",
-             o.curve, o.lg, threads, o.window ? o.window : default_window, o.runs, ms[ms.size() / 2],
-             ms.front(), ms.back(), cpu_ms[cpu_ms.size() / 2], digest);
+             o.kernel.curve, o.kernel.lg, threads, o.kernel.window ? o.kernel.window : default_window, o.kernel.runs,
+             ms[ms.size() / 2], ms.front(), ms.back(), cpu_ms[cpu_ms.size() / 2], digest);
   return 0;
 }
 
 }  // namespace
 
 int run_bench_msm_cpu(const BenchGpuOptions& o) {
-  if (o.runs < 1 || o.warmup < 0) throw std::invalid_argument("bench msm --cpu: --runs must be >= 1");
-  if (o.lg > 26) throw std::invalid_argument("bench msm --cpu: --lg must be <= 26");
-  if (o.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
-  if (o.copies != 1) throw std::invalid_argument("bench msm --cpu: --precompute is for the GPU MSM only");
-  if (o.batch != 0) throw std::invalid_argument("bench msm --cpu: --batch is for the GPU MSM only");
-  if (o.curve == "g2") return bench<G2Curve>(o);
+  if (o.kernel.runs < 1 || o.kernel.warmup < 0) throw std::invalid_argument("bench msm --cpu: --runs must be >= 1");
+  if (o.kernel.lg > 26) throw std::invalid_argument("bench msm --cpu: --lg must be <= 26");
+  if (o.kernel.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
+  if (o.kernel.copies != 1) throw std::invalid_argument("bench msm --cpu: --precompute is for the GPU MSM only");
+  if (o.kernel.batch != 0) throw std::invalid_argument("bench msm --cpu: --batch is for the GPU MSM only");
+  if (o.kernel.curve == "g2") return bench<G2Curve>(o);
   return bench<G1Curve>(o);
 }
 

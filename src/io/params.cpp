@@ -363,43 +363,43 @@ uint64_t params_encoded_size(const ProvingKey& pk) {
   return n;
 }
 
-std::vector<uint8_t> encode_params(const ProvingKey& pk) {
+namespace {
+
+// A whole key (.params) or its verifying key alone: one encoder, to memory or to a file.
+uint64_t encoded_size(const ProvingKey& pk) { return params_encoded_size(pk); }
+uint64_t encoded_size(const VerifyingKey& vk) { return vk_encoded_size(vk); }
+template <class Sink>
+void put(Sink& sink, const ProvingKey& pk) { put_params(sink, pk); }
+template <class Sink>
+void put(Sink& sink, const VerifyingKey& vk) { put_vk(sink, vk); }
+
+template <class Key>
+std::vector<uint8_t> encode_key(const Key& key) {
   std::vector<uint8_t> out;
-  out.reserve(std::size_t(params_encoded_size(pk)));
+  out.reserve(std::size_t(encoded_size(key)));
   VectorSink sink{out};
-  put_params(sink, pk);
+  put(sink, key);
   return out;
 }
 
-std::vector<uint8_t> encode_vk(const VerifyingKey& vk) {
-  std::vector<uint8_t> out;
-  out.reserve(std::size_t(vk_encoded_size(vk)));
-  VectorSink sink{out};
-  put_vk(sink, vk);
-  return out;
-}
-
-void write_params(const std::filesystem::path& path, const ProvingKey& pk) {
+template <class Key>
+void write_key(const std::filesystem::path& path, const Key& key) {
   try {
-    params_encoded_size(pk);  // count overflow is found before the file is touched
+    encoded_size(key);  // count overflow (and a key in snarkjs's basis) is found before the file is touched
   } catch (const ParamsError& e) {
     fail(path.string(), e.what());
   }
   FileSink sink(path);
-  put_params(sink, pk);
+  put(sink, key);
   sink.finish();
 }
 
-void write_vk(const std::filesystem::path& path, const VerifyingKey& vk) {
-  try {
-    vk_encoded_size(vk);
-  } catch (const ParamsError& e) {
-    fail(path.string(), e.what());
-  }
-  FileSink sink(path);
-  put_vk(sink, vk);
-  sink.finish();
-}
+}  // namespace
+
+std::vector<uint8_t> encode_params(const ProvingKey& pk) { return encode_key(pk); }
+std::vector<uint8_t> encode_vk(const VerifyingKey& vk) { return encode_key(vk); }
+void write_params(const std::filesystem::path& path, const ProvingKey& pk) { write_key(path, pk); }
+void write_vk(const std::filesystem::path& path, const VerifyingKey& vk) { write_key(path, vk); }
 
 ProvingKey parse_params(std::span<const uint8_t> bytes, const ParamsReadOptions& options, std::string_view name) {
   const Layout lay = walk_layout(SpanSource{bytes}, name, false);

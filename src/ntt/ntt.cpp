@@ -111,8 +111,8 @@ Fr Domain::vanishing_on_coset() const {
 // ------------------------------------------------------------------------------------------
 // Test hooks
 //
-// The butterflies once had their own x86-64 kernels; that arithmetic now lives in Fr itself,
-// so these hooks switch the field's host path, process-wide (see pp::field_allow_asm).
+// The butterflies' arithmetic is Fr's own (no kernels of their own), so these hooks switch the
+// field's host path, process-wide (see pp::field_allow_asm).
 
 namespace detail {
 void ntt_allow_asm(bool allow) { field_allow_asm(allow); }
@@ -188,33 +188,29 @@ struct Twiddles {
   }
 };
 
-// CT butterflies (x[k], y[k]) -> (x + t·y, x - t·y); t = 1 when w is null, -*w when neg.
-void ct_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
-  if (w == nullptr) {
-    for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k];
+// Butterflies (x[k], y[k]) for k < len with twiddle t: CT (kCT) -> (x + t·y, x - t·y), GS ->
+// (x + y, (x - y)·t); t = -t when kNeg. The sign is a template parameter so that the loop has no
+// branch in it.
+template <bool kCT, bool kNeg>
+void twiddled_run(Fr* x, Fr* y, std::size_t len, const Fr t) {
+  for (std::size_t k = 0; k < len; ++k) {
+    const Fr u = x[k];
+    if constexpr (kCT) {
+      const Fr v = y[k] * t;
+      x[k] = kNeg ? u - v : u + v;
+      y[k] = kNeg ? u + v : u - v;
+    } else {
+      const Fr v = y[k];
       x[k] = u + v;
-      y[k] = u - v;
-    }
-  } else if (!neg) {
-    const Fr t = *w;
-    for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k] * t;
-      x[k] = u + v;
-      y[k] = u - v;
-    }
-  } else {
-    const Fr t = *w;
-    for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k] * t;
-      x[k] = u - v;
-      y[k] = u + v;
+      y[k] = kNeg ? (v - u) * t : (u - v) * t;
     }
   }
 }
 
-// GS butterflies (x[k], y[k]) -> (x + y, (x - y)·t); same conventions as ct_run.
-void gs_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
+// CT or GS butterflies as above; t = 1 when w is null (the two are then the same: (x + y,
+// x - y)), -*w when neg.
+template <bool kCT>
+void butterfly_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
   if (w == nullptr) {
     for (std::size_t k = 0; k < len; ++k) {
       const Fr u = x[k], v = y[k];
@@ -222,47 +218,26 @@ void gs_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
       y[k] = u - v;
     }
   } else if (!neg) {
-    const Fr t = *w;
-    for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k];
-      x[k] = u + v;
-      y[k] = (u - v) * t;
-    }
+    twiddled_run<kCT, false>(x, y, len, *w);
   } else {
-    const Fr t = *w;
-    for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k];
-      x[k] = u + v;
-      y[k] = (v - u) * t;
-    }
+    twiddled_run<kCT, true>(x, y, len, *w);
   }
 }
 
 // A buffer of 2^k units (a unit is `unit` consecutive elements) that is block `bbase` of
 // global level L0; runs global levels L0 .. L0+k-1, whose blocks inside the buffer are
-// numbered bbase·2^i + j at local level i.
-void levels_ct(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
-  for (int i = 0; i < k; ++i) {
+// numbered bbase·2^i + j at local level i: CT from the first level down, GS from the last up.
+template <bool kCT>
+void levels(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
+  for (int step = 0; step < k; ++step) {
+    const int i = kCT ? step : k - 1 - step;
     const std::size_t half = unit << (k - 1 - i);
     const std::size_t nb = std::size_t(1) << i;
     for (std::size_t j = 0; j < nb; ++j) {
       bool neg;
       const Fr* w = tw.get((bbase << i) + j, neg);
       Fr* x = buf + 2 * half * j;
-      ct_run(x, x + half, half, w, neg);
-    }
-  }
-}
-
-void levels_gs(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
-  for (int i = k - 1; i >= 0; --i) {
-    const std::size_t half = unit << (k - 1 - i);
-    const std::size_t nb = std::size_t(1) << i;
-    for (std::size_t j = 0; j < nb; ++j) {
-      bool neg;
-      const Fr* w = tw.get((bbase << i) + j, neg);
-      Fr* x = buf + 2 * half * j;
-      gs_run(x, x + half, half, w, neg);
+      butterfly_run<kCT>(x, x + half, half, w, neg);
     }
   }
 }
@@ -367,11 +342,7 @@ void column_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, co
       std::copy(src, src + w, dst);
       pre.apply(dst, r, c0, w);
     }
-    if constexpr (kCT) {
-      levels_ct(s, p.lg_r, w, 0, tw);
-    } else {
-      levels_gs(s, p.lg_r, w, 0, tw);
-    }
+    levels<kCT>(s, p.lg_r, w, 0, tw);
     for (std::size_t r = 0; r < rows; ++r) {
       Fr* src = s + r * w;
       post.apply(src, r, c0, w);
@@ -386,11 +357,7 @@ void row_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const
   auto one_row = [&](std::size_t r) {
     Fr* x = a + r * p.cols;
     pre.apply(x, r, 0, p.cols);
-    if constexpr (kCT) {
-      levels_ct(x, p.lg_c, 1, r, tw);
-    } else {
-      levels_gs(x, p.lg_c, 1, r, tw);
-    }
+    levels<kCT>(x, p.lg_c, 1, r, tw);
     post.apply(x, r, 0, p.cols);
   };
   if (p.rows == 1) {

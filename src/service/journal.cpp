@@ -204,24 +204,22 @@ Journal::Inserted Journal::insert(const NewJob& job) {
   return Inserted{read_row(s), !written};
 }
 
-std::optional<JobRecord> Journal::get(const std::string& job_id) const {
+std::optional<JobRecord> Journal::lookup(sqlite3_stmt* s, const std::string& key, const char* what) const {
   std::lock_guard lock(mu_);
-  Use u(by_id_);
-  bind_text(by_id_, 1, job_id);
-  const int rc = sqlite3_step(by_id_);
-  if (rc == SQLITE_ROW) return read_row(by_id_);
-  if (rc != SQLITE_DONE) fail("cannot read job " + job_id);
+  Use u(s);
+  bind_text(s, 1, key);
+  const int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) return read_row(s);
+  if (rc != SQLITE_DONE) fail(what + key);
   return std::nullopt;
 }
 
+std::optional<JobRecord> Journal::get(const std::string& job_id) const {
+  return lookup(by_id_, job_id, "cannot read job ");
+}
+
 std::optional<JobRecord> Journal::find_request(const std::string& request_id) const {
-  std::lock_guard lock(mu_);
-  Use u(by_request_);
-  bind_text(by_request_, 1, request_id);
-  const int rc = sqlite3_step(by_request_);
-  if (rc == SQLITE_ROW) return read_row(by_request_);
-  if (rc != SQLITE_DONE) fail("cannot look up request_id " + request_id);
-  return std::nullopt;
+  return lookup(by_request_, request_id, "cannot look up request_id ");
 }
 
 std::optional<JobRecord> Journal::claim(const std::string&, int64_t now_ms, int64_t) {

@@ -55,6 +55,9 @@ class Journal final : public JobStore {
   sqlite3_stmt* prepare(const char* sql);
   void exec(const char* sql);
   [[noreturn]] void fail(const std::string& what) const;
+  // The job that statement `s` (one text parameter: `key`) selects; nullopt when none. On an
+  // error, fail(what + key).
+  std::optional<JobRecord> lookup(sqlite3_stmt* s, const std::string& key, const char* what) const;
 
   std::filesystem::path file_;
   sqlite3* db_ = nullptr;
