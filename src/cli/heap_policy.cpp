@@ -12,9 +12,9 @@ namespace pp::cli {
 // A proof allocates and frees a few hundred MB of vectors (the key's points, each MSM's digits,
 // GLV points and bucket lists). With glibc's defaults every vector of more than 128 KiB is an
 // mmap of its own, unmapped on free, and the next one is faulted in again 4 KiB at a time, zeroed:
-// a 2^16 snarkjs proof took ~59,000 page faults, 0.5 s of system time on this 2-core VM (a fault
-// costs ~9 µs under its paravirtualised MMU), a quarter of the command's CPU time
-// (docs/PERF.md, issue 18, fifth round). So, for this process only:
+// the page faults' system time was a large share of a small proof's CPU time, more so under a
+// paravirtualised MMU (docs/perf-history/cpu-issue18.md, "Issue 18, fifth round"). So, for this
+// process only:
 // - vectors up to 32 MiB (the most M_MMAP_THRESHOLD accepts) come from the heap, which is never
 //   trimmed, so a freed vector's pages serve the next one without a fault;
 // - one arena: TBB's workers would otherwise each grow (and fault in) a heap of their own;

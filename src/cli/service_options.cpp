@@ -3,10 +3,10 @@
 //
 // The daemon and its clients need gRPC, protobuf, abseil, OpenSSL, SQLite, libpq (and through it
 // Kerberos, LDAP, GnuTLS): about 75 shared libraries. Linked into the CLI, the dynamic loader
-// mapped and relocated all of them for every command, ~45 ms of a `proofpipe --version` of 52 ms
-// on the 2-core VM (a binary with only the core's libraries: 7 ms), which was a fifth of a 2^14
-// `proofpipe prove` (docs/PERF.md, issue 18, fifth round). They now live in
-// libproofpipe_service_cli.so beside the executable.
+// would map and relocate all of them for every command, most of the start-up time of a command
+// that uses none of them and a large share of a small `proofpipe prove`. So they live in
+// libproofpipe_service_cli.so beside the executable, loaded only for these four commands. The
+// measurements: docs/perf-history/cpu-issue18.md, "Issue 18, fifth round".
 #include <dlfcn.h>
 #include <fmt/core.h>
 

@@ -161,10 +161,10 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
     z.c = g1_section(8, "C", z.num_vars - z.num_public - 1);
     z.h = g1_section(9, "H", z.domain_size);
   };
-  // The coefficients (a serial parse, ~18 ms for a 2^16 key here) and the point sections (parallel
-  // decoding) are independent: the coefficients run as one task beside the point chunks. The
-  // coefficients' error, if any, wins, so a file that is wrong in both reports what a serial
-  // read would.
+  // The coefficients (a serial parse) and the point sections (parallel decoding) are
+  // independent: the coefficients run as one task beside the point chunks, so that the serial
+  // part does not add to the read. The coefficients' error, if any, wins, so a file that is wrong
+  // in both reports what a serial read would.
   std::exception_ptr coefficient_error, point_error;
   tbb::parallel_invoke(
       [&] {
