@@ -44,7 +44,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "proofpipe/cuda/check.hpp"
+#include "cuda_status.cuh"
 #include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "proofpipe/cuda/check.hpp"
+#include "cuda_status.cuh"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/bench.hpp"
 #include "proofpipe/gpu/msm.hpp"

@@ -14,9 +14,6 @@ namespace pp::gpu {
 
 namespace {
 
-void check(cudaError_t e, const char* where) {
-  if (e != cudaSuccess) throw GpuError(from_cuda(e, where));
-}
 unsigned grid_for(uint64_t n, unsigned block) { return unsigned((n + block - 1) / block); }
 
 template <class C>

@@ -37,12 +37,6 @@ using engine::DeviceCall;
 using engine::MemoryPlan;
 using engine::SrsPlacement;
 
-void check(cudaError_t e, const char* where) {
-  if (e != cudaSuccess) throw GpuError(from_cuda(e, where));
-}
-void check(const Status& s) {
-  if (!s) throw GpuError(s);
-}
 
 constexpr unsigned kBlock = 256;
 unsigned grid_for(uint64_t n, unsigned block = kBlock) { return unsigned((n + block - 1) / block); }

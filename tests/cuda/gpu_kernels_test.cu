@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "device.cuh"
-#include "proofpipe/cuda/check.hpp"
+#include "cuda_status.cuh"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/cuda_backend.hpp"

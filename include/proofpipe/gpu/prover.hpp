@@ -43,17 +43,6 @@
 
 namespace pp::gpu {
 
-class GpuError : public std::runtime_error {
- public:
-  explicit GpuError(Status s) : std::runtime_error(s.message), status_(std::move(s)) {}
-  const Status& status() const { return status_; }
-  // A CUDA error may pass on a retry; a bad argument will not.
-  bool retryable() const { return status_.code == Code::cuda_error; }
-
- private:
-  Status status_;
-};
-
 // ---- CPU side (always built; CI tests it) ----
 
 // The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the

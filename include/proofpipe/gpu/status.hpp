@@ -2,7 +2,9 @@
 // across the device layer, so callers (engine, C API) decide between retry, fallback and failure.
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 struct CUstream_st;
 struct CUevent_st;
@@ -27,6 +29,18 @@ struct Status {
   explicit operator bool() const { return ok(); }
   static Status success() { return {}; }
   static Status invalid(std::string m) { return {Code::invalid_argument, std::move(m)}; }
+};
+
+// A Status thrown: by the GPU prover and the host code that throws (src/gpu/cuda_status.cuh).
+class GpuError : public std::runtime_error {
+ public:
+  explicit GpuError(Status s) : std::runtime_error(s.message), status_(std::move(s)) {}
+  const Status& status() const { return status_; }
+  // A CUDA error may pass on a retry; a bad argument will not.
+  bool retryable() const { return status_.code == Code::cuda_error; }
+
+ private:
+  Status status_;
 };
 
 }  // namespace pp::gpu
