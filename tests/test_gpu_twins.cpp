@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ntt_kernels.hpp"  // src/gpu: the bodies the twins run (round_of, round_map, *_step_element)
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/gpu/prover.hpp"

@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "proofpipe/gpu/msm.hpp"
-#include "proofpipe/gpu/msm_kernels.hpp"
-#include "proofpipe/gpu/ntt_kernels.hpp"
+#include "proofpipe/gpu/msm_sizing.hpp"
+#include "proofpipe/gpu/ntt_sizing.hpp"
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {

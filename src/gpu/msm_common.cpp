@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "msm_kernels.hpp"
 #include "proofpipe/gpu/msm.hpp"
 
 namespace pp::gpu {

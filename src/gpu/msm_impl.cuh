@@ -14,6 +14,7 @@
 
 #include "cuda_status.cuh"
 #include "device.cuh"
+#include "msm_kernels.hpp"
 #include "proofpipe/gpu/msm.hpp"
 
 namespace pp::gpu {

@@ -8,6 +8,7 @@
 #include "proofpipe/gpu/ntt.hpp"
 #include "cuda_status.cuh"
 #include "device.cuh"
+#include "ntt_kernels.hpp"
 
 namespace pp::gpu {
 

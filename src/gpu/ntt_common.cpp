@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ntt_kernels.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 
 namespace pp::gpu {

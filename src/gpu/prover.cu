@@ -22,12 +22,12 @@
 
 #include "cuda_status.cuh"
 #include "device.cuh"
+#include "prover_kernels.hpp"
 #include "proofpipe/engine/backend.hpp"
 #include "proofpipe/gpu/cuda_backend.hpp"
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/ntt.hpp"
 #include "proofpipe/gpu/prover.hpp"
-#include "proofpipe/gpu/prover_kernels.hpp"
 
 namespace pp::gpu {
 

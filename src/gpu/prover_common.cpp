@@ -14,9 +14,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "prover_kernels.hpp"
 #include "proofpipe/ec/fixed_base.hpp"
 #include "proofpipe/gpu/prover.hpp"
-#include "proofpipe/gpu/prover_kernels.hpp"
 
 namespace pp::gpu {
 

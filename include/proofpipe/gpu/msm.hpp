@@ -1,5 +1,5 @@
 // GPU multi-scalar multiplication and bitmap batch addition for G1 and G2, and their CPU twins
-// (the same kernel bodies, msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
+// (the same kernel bodies, src/gpu/msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
 //
 // Device entry points never allocate and never synchronise: the caller queries the workspace
 // size, passes device memory of that size and a stream, and reads the results from device
@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
-#include "proofpipe/gpu/msm_kernels.hpp"
+#include "proofpipe/gpu/msm_sizing.hpp"
 #include "proofpipe/gpu/status.hpp"
+#include "proofpipe/msm/digits.hpp"
 
 namespace pp::gpu {
 

@@ -1,5 +1,5 @@
 // GPU number-theoretic transforms over Fr and the prover's fused element-wise H steps, plus
-// the CPU twin that runs the same kernel bodies (ntt_kernels.hpp) on the host.
+// the CPU twin that runs the same kernel bodies (src/gpu/ntt_kernels.hpp) on the host.
 //
 // Device entry points never allocate and never synchronise: tables and data live in memory
 // the caller provides, work is queued on the caller's stream, and errors come back as Status.
@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "proofpipe/gpu/ntt_kernels.hpp"
+#include "proofpipe/gpu/ntt_sizing.hpp"
 #include "proofpipe/gpu/status.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 

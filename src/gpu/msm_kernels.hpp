@@ -1,4 +1,6 @@
-// The GPU MSM and batch addition, written once for both sides (the CUDA kernels in
+// The GPU MSM and batch addition, written once for both sides; private to src/gpu (and the
+// CPU twins' tests). The sizes the planner and the shapes need are in proofpipe/gpu/msm_sizing.hpp.
+// (the CUDA kernels in
 // src/gpu/msm_impl.cuh and the CPU twin in src/gpu/msm_common.cpp run these bodies).
 //
 // Pippenger with signed c-bit digits. A "set" is one window (plain MSM) or, with a fixed-base
@@ -32,21 +34,12 @@
 
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/ec/curve.hpp"
+#include "proofpipe/gpu/msm_sizing.hpp"
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::gpu {
 
-// Sorted entries per accumulation thread: about 2^17 threads (enough to fill an H200 twice),
-// at least kMinSegment. Long segments make chains (buckets crossing a segment end) rare; short
-// ones keep small MSMs (a partition's tails) from being latency-bound: one thread's dependent
-// additions take ~20 µs each, so 32-entry segments cost an MSM of 2^14 points 20 ms.
-inline constexpr uint32_t kMinSegment = 8, kMaxSegment = 1024;
-PP_HD inline uint32_t segment_length(uint64_t n) {
-  const uint64_t want = n >> 17;
-  return uint32_t(want < kMinSegment ? kMinSegment : want > kMaxSegment ? kMaxSegment : want);
-}
 inline constexpr uint32_t kSignBit = 0x80000000u;
-inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 
 // Step 1 for scalar i (Montgomery form) and the `windows` windows w0 .. w0+windows-1 of one
 // pass, whose sets (of `copies` windows each) start at window w0: window j of the pass is copy
@@ -287,7 +280,6 @@ PP_HD PP_INLINE void add_from(XYZZ<C>& a, const XYZZ<C>* q) {
 // tail[s] + head[s+1] + ... + head[s1]. Chains of at most kMaxChain heads are summed here and
 // stored (returns kChainDone); longer ones (a bucket with more than ~kMaxChain segments of points,
 // e.g. every scalar alike) return kChainLong with *last = s1, for a parallel tree.
-inline constexpr uint64_t kMaxChain = 32;
 enum ChainResult : int { kChainNone = 0, kChainDone = 1, kChainLong = 2 };
 
 template <class C>
@@ -390,18 +382,6 @@ PP_HD Jacobian<C> combine_windows(const XYZZ<C>* window_sums, int windows, int s
     acc += window_sums[w];
   }
   return acc.to_jacobian();
-}
-
-// The window the GPU MSM uses for n points when none is given, from window sweeps on the H200
-// (G1; docs/PERF.md): lg(n) - 4 up to 2^24 points; above, 13 windows of 20 bits at 2^25 and 12
-// of 22 from 2^26 (c = 21 keeps 13 windows with twice the buckets of c = 20, and from 2^26 a
-// window fewer outweighs the larger buckets' reduction: 2^27 935 -> 883 ms, 2^26 483 -> 457).
-PP_HD inline int default_gpu_window(uint64_t n) {
-  int lg = 0;
-  while ((uint64_t(1) << lg) < n) ++lg;
-  if (lg >= 26) return 22;
-  if (lg == 25) return 20;
-  return lg - 4 < 4 ? 4 : lg - 4;
 }
 
 }  // namespace pp::gpu
