@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CPU micro-benchmarks of the arithmetic: field multiplications, curve additions, pairing.
 #include <benchmark/benchmark.h>
 

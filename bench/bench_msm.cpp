@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CPU MSM benchmarks: G1/G2 Pippenger for 2^10..2^18 points and G1 bitmap batch_add at 50% density.
 #include <benchmark/benchmark.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CPU NTT benchmarks (Google Benchmark): forward, coset and inverse transforms for 2^10..2^20.
 //
 // Arguments: lg (log2 of the size) and threads (1 = one thread, 0 = every thread of the

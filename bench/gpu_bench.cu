@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // proofpipe_gpu_bench: device micro-benchmark of Fp / Fr / Fp2 multiplication and G1 XYZZ mixed-addition throughput.
 //
 // Usage: proofpipe_gpu_bench [--runs N (>= 5, default 7)] [--warmup N (default 2)] [--device D]

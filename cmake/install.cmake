@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # `cmake --install <build> [--prefix P]`: what a user or a package of proofpipe gets.
 #
 #   bin/proofpipe                          -> ../libexec/proofpipe/proofpipe (a relative symlink)

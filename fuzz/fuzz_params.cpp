@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libFuzzer target for the .params parser: any input must parse or throw ParamsError; accepted inputs must re-encode to themselves.
 // The same bytes as a key cache (io/key_cache.hpp): the header reader and the mapper, on a memfd
 // holding the input, must accept or throw ParamsError and agree with each other.

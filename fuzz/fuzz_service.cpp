@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libFuzzer target for the proving daemon's request handlers (src/service/server.cpp), in
 // process: no network, a Daemon without a gRPC server (server_testing.hpp) on the CPU prover,
 // its journal and data root in a temporary directory. The first input byte picks the RPC, the

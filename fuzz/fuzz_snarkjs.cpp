@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libFuzzer target for the snarkjs/circom readers (.zkey, .wtns, .r1cs): any input must parse or
 // throw FormatError, and what parses is internally consistent.
 #include <cstddef>

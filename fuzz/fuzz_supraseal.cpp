@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libFuzzer target for the SupraSeal C2 drop-in (src/supraseal): generate_groth16_proofs_c with
 // an Assignment built from the fuzz input — sizes, densities, popcounts, abc_size, NULL pointers,
 // scalars — against a tiny key made in memory. Every array is allocated with exactly the length

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libFuzzer target for the witness (.ppw) readers: any input must parse or throw
 // std::runtime_error, and the parallel file reader (read_witness, what the CLI and the C API
 // use) must agree with the byte parser on every input: both reject it, or both return the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Writes the seed corpus of fuzz_params (tiny valid .params and VK files) into the directory given as argv[1].
 #include <cstdio>
 #include <filesystem>

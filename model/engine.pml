@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The engine's lock/token protocol (include/proofpipe/engine/engine.hpp) as a Promela model for spin.
  *
  * GW workers of one device each prove PARTS partitions. A worker takes, in the one global order:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # `proofpipe info --plan` contract: resident on an H200 at 2^27, streamed at 16 GiB, a clear
 # error (exit 1) below the minimum and for bad sizes; `info` without a FILE or --plan fails.
 # Run as: cmake -DPROOFPIPE=<exe> -P cli_plan.cmake

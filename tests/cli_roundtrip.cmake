@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # CLI round trip: setup -> prove -> verify, then a tampered public input and proof must fail.
 file(REMOVE_RECURSE ${WORK})
 function(run expect_success)

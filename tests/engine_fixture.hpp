@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Shared fixture of the engine tests: a tiny synthetic key, witnesses, and the CPU prover's proofs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Big-integer (GMP) reference for field tests: conversions between pp fields and mpz values.
 #pragma once
 

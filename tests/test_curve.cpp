@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // G1 and G2 group laws against an affine chord-and-tangent oracle; coordinate systems agree.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Engine unit tests on the simulated device: real proofs equal to the CPU prover's, both
 // interlocks, cancellation, drain, faults -> retry -> fallback, host backpressure, several devices.
 #include <gtest/gtest-spi.h>

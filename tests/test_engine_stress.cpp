@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Randomized stress of the engine on simulated devices (run under ThreadSanitizer in CI): >= 10,000
 // jobs over random gw, partitions, slots, capacities, latencies, faults, budgets and device counts,
 // with a watchdog. Asserts: no deadlock, arena never over capacity, every forbidden device call reported,

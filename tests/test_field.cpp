@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Fp and Fr against a GMP reference on seeded random and edge values, plus field axioms, on
 // every host arithmetic path (x86-64 mulx/adx kernels and portable code).
 #include <gtest/gtest.h>

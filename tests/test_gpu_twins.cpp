@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU kernels' CPU twins (the same kernel bodies run in host loops) against the library's
 // independent CPU code: pp::ntt for the transforms, msm_naive / batch_add for the MSMs. What
 // passes here is the algorithm the GPU runs; the H200 harness then checks GPU == twin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 end to end on the CPU: setup -> prove -> verify, tampering, batches, bad inputs.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The one-shot heap policy of `proofpipe prove` (src/cli/heap_policy.cpp): freed memory is
 // reused without page faults, and fresh heap memory comes in transparent huge pages.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Pippenger msm() and batch_add() against the naive sum of scalar multiplications, G1 and G2.
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The MSM's AVX-512 IFMA kernels (msm/simd.hpp) against GMP and the scalar curve code, and the
 // MSM on both paths (vector and scalar) against the naive sum. The kernel tests skip on a CPU
 // without IFMA; the MSM tests then run the scalar path twice.

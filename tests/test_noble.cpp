@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Cross-checks against @noble/curves vectors (tests/oracle/noble_vectors.mjs): scalar mul, encodings, sqrt, pairing.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // NTT tests: round trips, naive O(n^2) evaluation oracles, orders, cosets, domains, bit reversal.
 #include <gtest/gtest.h>
 #include <tbb/parallel_for.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Tests of the Fp6/Fp12 tower and the BLS12-381 optimal ate pairing (axioms, bilinearity, noble vectors).
 #include <gmp.h>
 #include <gtest/gtest.h>

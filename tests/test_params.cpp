@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Tests of the bellperson .params / VK file readers and writers and of the Groth16 proof bytes.
 #include <gtest/gtest.h>
 

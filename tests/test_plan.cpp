@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Device memory planner (engine/plan.hpp): workspace bounds against a hand computation and a
 // second implementation of the formula, the budget x size x gw sweep of issue 6, chosen
 // placements, errors below the minimum, a checker that catches corrupted plans, and a seeded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // R1CS validation, parallel SpMV, densities, and the synthetic PoRep-shaped circuit family.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The runtime (one engine per process) without a GPU: the CPU backend proves, the proofs equal
 // the CPU prover's, a bad witness fails with its WitnessError, key residency is empty.
 #include <gtest/gtest.h>

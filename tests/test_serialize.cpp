@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Tests of the zcash/IETF BLS12-381 point encoding: round trips, known answers and every decode error.
 #include <gtest/gtest.h>
 

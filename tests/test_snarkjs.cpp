@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // snarkjs/circom formats and conventions: fixtures written by snarkjs 0.7.6 / circom 2.2.3, malformed
 // files, the H basis change and row renumbering, and keys converted both ways.
 #include <gtest/gtest.h>

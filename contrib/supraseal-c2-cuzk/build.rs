@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Links libproofpipe_cuzk.so in place of compiling the CUDA sources of Curio's SupraSeal C2 fork.
 //
 // The library is looked for in $PROOFPIPE_CUZK_LIB_DIR, else in the proofpipe build tree this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Links libproofpipe_supraseal.so in place of compiling SupraSeal C2.
 //
 // The library is looked for in $PROOFPIPE_SUPRASEAL_LIB_DIR, else in the proofpipe build tree

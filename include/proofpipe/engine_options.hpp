@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The engine a program asks for, as its command line says it (`prove` and `serve` take the same
 // flags: --cpu, --devices, --gw, --vram-budget, --host-budget, --threads), turned into the C API's
 // pp_engine_config in one place.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* proofpipe's C API: Groth16 proofs over BLS12-381 for FFI callers (C, Rust, Go). Design: docs/C-API.md. */
 #ifndef PROOFPIPE_PROOFPIPE_H
 #define PROOFPIPE_PROOFPIPE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 #include "proofpipe/engine_options.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The C API's inputs (inputs.hpp): caller arrays, .ppw files and bytes, circom files.
 #include "inputs.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The C API's inputs (internal): what callers hand in — assignment arrays, .ppw files and bytes,
 // circom .r1cs + .wtns — checked and turned into witnesses, and the randomisers of a request.
 #pragma once

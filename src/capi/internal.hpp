@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Internals of the C API shared by its files (not installed): the objects behind the handles,
 // the API's own error, and the checks every file makes. proofpipe.cpp: the handles, the one
 // mapping of errors to pp_status and the exported functions; inputs.cpp: what callers hand in

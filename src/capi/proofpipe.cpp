@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The C API (include/proofpipe/proofpipe.h): the handles, the one mapping of internal errors to
 // pp_status, and the exported functions. Inputs are checked and turned into witnesses in
 // inputs.cpp; a request is proved on the process's engine (runtime/runtime.hpp) in request.cpp.

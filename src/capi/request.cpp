@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Proving a request on the engine (request.hpp).
 #include "request.hpp"
 

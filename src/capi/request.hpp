@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A request proved on the process's engine (internal): each partition its own engine job,
 // partitions read or copied while the earlier ones prove, cancellation, call counters.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Entry points of the CLI's subcommands (each returns the process exit code).
 #pragma once
 

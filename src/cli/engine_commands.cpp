@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe engine bench`: the pipelined engine on the simulated device or on the GPUs (one
 // gpu::CudaBackend each), with s/proof, GPU-busy %, peak RSS, trace and timeline.
 #include <fmt/core.h>

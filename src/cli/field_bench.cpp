@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe bench field`: Fp, Fr and Fp2 multiplication and squaring in dependent chains, one
 // key=value line per operation in the anchors' shape (divided by blst's blst_fp_mul lines).
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe bench msm | ntt | batch-add`: the GPU kernel benchmarks (pp::gpu::run_bench).
 #include <fmt/core.h>
 

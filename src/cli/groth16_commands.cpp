@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe setup | prove | verify | info | bench prove`: the Groth16 workflow on files.
 #include <fmt/core.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The heap policy of a one-shot proving command: freed memory kept for reuse, the heap backed by huge pages.
 #include "heap_policy.hpp"
 

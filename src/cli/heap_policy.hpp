@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The heap policy of a one-shot proving command (glibc malloc tuning, see heap_policy.cpp).
 #pragma once
 

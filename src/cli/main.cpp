@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // proofpipe command line: parses arguments (CLI11) and dispatches to the subcommands.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

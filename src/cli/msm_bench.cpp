@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe bench msm --cpu`: the CPU Pippenger (pp::msm) on seeded random inputs, one
 // key=value line in the anchors' shape (set beside blst_p1s_mult_pippenger's line).
 #include <fmt/core.h>

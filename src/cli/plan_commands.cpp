@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe info --plan`: prints the device memory plan (engine/plan.hpp) without a GPU.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe selfcheck`: a small end-to-end run of the arithmetic stack with a pass/fail table.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe serve | submit | await | status`: the proving daemon (src/service) and its command
 // line clients over the same gRPC API (proto/proofpipe/v1/prover.proto, docs/SERVICE.md). Built as
 // a module that the CLI loads only for these commands (service_options.cpp says why).

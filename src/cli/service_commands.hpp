@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What `serve | submit | await | status` parsed: shared by the CLI (service_options.cpp) and the
 // service module that runs them (service_commands.cpp).
 #pragma once

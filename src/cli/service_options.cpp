@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `serve | submit | await | status` in the CLI: their options, and the module that runs them,
 // loaded only when one of them is given.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe prove|verify` in snarkjs's argument order, `zkey ...` conversions, `info` for iden3 files.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The device interface's shared pieces: runtime-call counting, device busy intervals, host sizes.
 #include "proofpipe/engine/backend.hpp"
 

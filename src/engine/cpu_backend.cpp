@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CpuBackend: the CPU prover behind the engine's backend interface (cpu_backend.hpp).
 #include "proofpipe/engine/cpu_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The pipelined engine: the shared queue, workers, host budget, slots and tokens in their one
 // order (engine.hpp), retries and fallback, stats and the trace it records (trace_export.cpp
 // writes it out).

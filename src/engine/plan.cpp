@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Device memory planner: see include/proofpipe/engine/plan.hpp and docs/PLANNER.md.
 #include "proofpipe/engine/plan.hpp"
 

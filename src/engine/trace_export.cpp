@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Writing an engine's trace out: Chrome / Perfetto JSON and the gnuplot timeline (data and
 // script; drawing it is the caller's business). Only the engine's public view is used.
 #include <fmt/core.h>

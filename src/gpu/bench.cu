@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU kernel benchmarks: device-generated inputs, cudaEvent timing of each run, medians.
 
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CudaBackend: the engine's phases on the gpu::Prover of each resident key (cuda_backend.hpp).
 #include "proofpipe/gpu/cuda_backend.hpp"
 

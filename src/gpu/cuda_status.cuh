@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The one CUDA error helper (internal to src/gpu and the GPU test programs): a cudaError_t becomes
 // a pp::gpu::Status, the type the device entry points return, or a GpuError carrying that Status
 // where host code throws. device.cuh's counted runtime calls return cudaError_t unchanged; their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The one thin layer between proofpipe's GPU code and the CUDA runtime: every runtime call of the
 // proving path (prover.cu, msm_impl.cuh, ntt.cu) goes through these functions, which count it in the
 // calling thread's current DeviceCalls (engine/device_calls.hpp: CallScope) and then make the call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Proving-key points on the GPU (key_points in prover.hpp): setup's fixed-base multiplications,
 // one kernel per 2^22 scalars. Start-up work, not the proving path: it allocates and copies with
 // the plain runtime calls.

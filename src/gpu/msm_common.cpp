@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Host side shared by the GPU MSM and its CPU twins: shapes, and the twins themselves.
 
 #include <tbb/parallel_for.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU MSM and batch addition for G2 (msm_impl.cuh has the kernels and why they are split).
 
 #include "msm_impl.cuh"

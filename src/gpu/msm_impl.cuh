@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU MSM and batch addition kernels around the shared bodies of msm_kernels.hpp, and the
 // host functions that queue them. Included once per curve (msm_g1.cu, msm_g2.cu), each of which
 // instantiates PP_GPU_MSM_INSTANTIATE for its curve: the device compiler spends ~10 minutes on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU MSM and batch addition, written once for both sides; private to src/gpu (and the
 // CPU twins' tests). The sizes the planner and the shapes need are in proofpipe/gpu/msm_sizing.hpp.
 // (the CUDA kernels in

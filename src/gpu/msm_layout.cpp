@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU MSM's and batch addition's workspace layouts (msm.hpp): host code in the core, since
 // the memory planner sizes with them as the kernels carve with them (every build has the planner,
 // the engine-only tsan build included).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU NTT kernels: the pass, element-wise and table kernels around the shared bodies of
 // ntt_kernels.hpp. Nothing here allocates or synchronises.
 

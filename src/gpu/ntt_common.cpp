@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The host side shared by the GPU NTT and its CPU twin: schedules, roots, and the twin itself.
 
 #include <tbb/parallel_for.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The NTT of the GPU, written once for both sides: the per-thread rounds, the twist, the table
 // entries and the element-wise steps; private to src/gpu (and the CPU twins' tests). The pass plan
 // and the tables' layout, which the planner and the entry points need, are public:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU Groth16 prover (prover.hpp): one arena cut by the memory planner, two streams (copy:
 // staging; compute: NTTs and MSMs) and a third for SRS chunks when the SRS is streamed, events
 // between them, no allocation, free, memory query or device-wide synchronisation while proving.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Host side of the GPU prover: query variable maps, scalar classification, and the CPU twins of
 // the prover's kernels (prover_kernels.hpp, ec/fixed_base.hpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Kernel bodies of the GPU prover, written once for both sides: the CUDA kernels of
 // src/gpu/prover.cu run them per thread, the CPU twins (src/gpu/prover_common.cpp) in loops,
 // and CI checks the twins against plain host code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // H basis changes as group-element NTTs, and row renumbering between domain generators.
 #include "proofpipe/groth16/convention.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 proof bytes: bellperson's Proof::write / Proof::read layout (compressed A ‖ B ‖ C).
 #include "proofpipe/groth16/keys.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 prover on the CPU: the H step of the key's convention (bellman or snarkjs), split MSMs, assembly.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

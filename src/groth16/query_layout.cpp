@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // QueryLayout: the point counts of a key's queries, the domain and the A/B variable maps.
 #include "proofpipe/groth16/query_layout.hpp"
 

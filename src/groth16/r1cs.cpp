@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // R1CS checks and the parallel sparse matrix–vector products that turn a witness into a, b, c.
 #include "proofpipe/groth16/r1cs.hpp"
 

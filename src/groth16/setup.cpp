@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 key generation with random toxic waste (tests and benchmarks only; not a ceremony).
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>

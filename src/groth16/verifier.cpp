@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 verification: single proofs and random-linear-combination batches (one multi-pairing).
 #include <random>
 #include <stdexcept>

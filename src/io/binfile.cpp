@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The iden3 binary container: section table walk, bounded cursors, LEM field and point encodings.
 #include "proofpipe/io/binfile.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The key cache (io/key_cache.hpp): writer and mapping reader.
 
 #include "proofpipe/io/key_cache.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // bellperson `.params` / VerifyingKey files: layout walk, parallel point decoding, mmap and buffered writers.
 #include "proofpipe/io/params.hpp"
 #include "proofpipe/io/binfile.hpp"

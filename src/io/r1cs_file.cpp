@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // circom `.r1cs` files: header and constraint sections into proofpipe's CSR R1cs.
 #include "proofpipe/io/r1cs_file.hpp"
 

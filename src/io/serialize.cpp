@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // zcash/IETF BLS12-381 point encoding and decoding (see include/proofpipe/io/serialize.hpp).
 #include "proofpipe/io/serialize.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // snarkjs interoperability: zkey <-> proving key, wtns -> witness, and snarkjs's JSON files.
 #include "proofpipe/io/snarkjs.hpp"
 

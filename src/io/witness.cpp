@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Native witness files, decimal scalars and public-input JSON (formats in docs/FORMATS.md).
 #include "proofpipe/io/witness.hpp"
 

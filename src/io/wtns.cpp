@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // circom/snarkjs `.wtns` witness files: reader with located errors, writer.
 #include "proofpipe/io/wtns.hpp"
 

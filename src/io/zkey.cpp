@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // snarkjs Groth16 `.zkey` files: section-table reader with parallel point checks, and the writer.
 #include "proofpipe/io/zkey.hpp"
 

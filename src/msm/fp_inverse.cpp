@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Variable-time Fp inversion by Bernstein–Yang divsteps ("Fast constant-time gcd computation and
 // modular inversion", 2019), in batches of 62 steps on the low 64 bits of f and g, each batch's
 // 2x2 transition matrix then applied to the full numbers (signed, 62-bit limbs).

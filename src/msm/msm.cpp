@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // CPU multi-scalar multiplication (signed-digit Pippenger over XYZZ buckets) and bitmap batch addition.
 #include "proofpipe/msm/msm.hpp"
 

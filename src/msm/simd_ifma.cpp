@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // AVX-512 IFMA kernels of the CPU MSM (msm/simd.hpp). Eight Fp elements at a time, element j in
 // 64-bit lane j of eight vectors of 52-bit limbs (416 bits: room for values up to 4p, so sums
 // and differences need no reduction between products). The Montgomery product divides by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Cache-blocked, oneTBB-parallel radix-2 NTTs over Fr (see ntt.hpp for the contract).
 //
 // Two in-place algorithms, both with one twiddle per butterfly block taken from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Optimal ate pairing for BLS12-381 on the CPU: projective Miller loop on the twist + final exponentiation.
 #include "proofpipe/pairing/pairing.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Runtime: the process's engine over its GPUs or the CPU (runtime.hpp).
 #include "proofpipe/runtime/runtime.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Authentication of the daemon's callers: a bearer token (--token-file) checked on every call,
 // and the TLS certificate and key (--tls-cert, --tls-key) checked before the server starts.
 // Kept free of gRPC, like errors.hpp, so that its tests need no server.

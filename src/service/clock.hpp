@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The daemon's two clocks: Unix milliseconds for what the job store records, the steady clock for
 // durations (key loads, proving, uptime).
 #pragma once

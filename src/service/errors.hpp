@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A request the daemon refuses: the gRPC status code it maps to and a message naming the field.
 // Kept free of gRPC so that the journal and path code (and their tests) need no gRPC.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What a job proves: its key (a bellperson .params or a snarkjs .zkey) and its witnesses, checked
 // at Submit against each other before anything is journaled, and a snarkjs job's result (both
 // kinds prove through the C API's engine; a .zkey key in snarkjs's convention, as `proofpipe

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Where the daemon keeps its jobs: the SQLite journal of one host (journal.hpp) or a PostgreSQL
 // database shared by many daemons (pg_queue.hpp, `serve --queue postgresql://...`). Workers
 // claim jobs from the store; a claim is a lease that its owner keeps alive with heartbeats, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The job journal: one SQLite database (WAL mode) in the daemon's --state directory, the job store
 // of a single host. A job is acknowledged only after its row is committed; on start-up, jobs that
 // were running go back to the queue; finished jobs keep their result until the retention limit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 #include "key_cache.hpp"
 
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The daemon's key cache (docs/SERVICE.md, "How it proves"): the canonical key path to a key on
 // the C API's engine, loaded on first use (or by PreloadKey) and kept until EvictKey; a key
 // changed on disk is not reloaded until then.

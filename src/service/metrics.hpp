@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The daemon's Prometheus endpoint (--metrics HOST:PORT, docs/SERVICE.md): the text exposition
 // format 0.0.4, the daemon's metrics in it, and a small HTTP server (Debian's cpp-httplib)
 // answering GET /metrics.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Path confinement: every path a client sends names a file under the daemon's --data-root.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe serve --queue postgresql://...`: the job store of many daemons sharing one PostgreSQL
 // database (libpqxx). Table proofpipe_jobs (created if absent, under an advisory lock so that
 // daemons starting together do not race). Claims take the best queued row with

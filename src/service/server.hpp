@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // `proofpipe serve`: the gRPC service proofpipe.v1.Prover (proto/proofpipe/v1/prover.proto) over
 // one process-wide engine reached through the C API, a key cache, a priority scheduler and the
 // SQLite journal (docs/SERVICE.md).

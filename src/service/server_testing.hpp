@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // In-process access to the daemon's request handlers, with no network: the fuzz target
 // (fuzz/fuzz_service.cpp) makes a Daemon whose ServiceConfig::listen is empty (no gRPC server)
 // and calls the handlers of proofpipe.v1.Prover directly, each with a grpc::ServerContext of

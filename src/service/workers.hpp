@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The daemon's job side (docs/SERVICE.md, "How it proves"): --jobs workers that claim jobs from
 // the job store and prove them on the C API's engine, the heartbeat thread that keeps their
 // leases (and reaps other daemons' expired ones), and the maintenance thread that applies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The code both SupraSeal-ABI drop-ins share (abi_common.hpp).
 #include "abi_common.hpp"
 

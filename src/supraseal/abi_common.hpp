@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What the two SupraSeal-ABI drop-ins share (internal; abi_common.cpp also defines the SRS
 // functions of abi_types.h, the same in both ABIs): libproofpipe_supraseal.so (upstream
 // SupraSeal C2's ABI, supraseal_c2.cpp) and libproofpipe_cuzk.so (Curio's fork of it, cuzk_c2.cpp)

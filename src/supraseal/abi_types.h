@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* What SupraSeal C2's C ABI and Curio's fork of it (cuzk) share, as the Rust crates declare it:
  * the types and the SRS functions; supraseal_c2.h and cuzk_c2.h declare the prove functions of
  * each (the fork's generate_groth16_proofs_c takes two more arguments). Private to the libraries and

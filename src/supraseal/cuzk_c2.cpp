@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libproofpipe_cuzk.so: the C ABI of Curio's fork of SupraSeal C2 (the GPU engine behind cuzk),
 // implemented on proofpipe's public C API. What it shares with the upstream drop-in (the engine,
 // the SRS handles, the checks, the proof layout) is in abi_common.cpp; docs/CUZK.md describes it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The C ABI of Curio's fork of SupraSeal C2 (filecoin-project/curio extern/supraseal-c2, the GPU
  * engine of the cuzk proving daemon), as its Rust crate declares it (its src/lib.rs), which
  * libproofpipe_cuzk.so implements on top of proofpipe's C API (docs/CUZK.md). The types and the

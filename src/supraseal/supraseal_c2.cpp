@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // libproofpipe_supraseal.so: SupraSeal C2's C ABI (what the Rust crate `supraseal-c2` links
 // against) implemented on proofpipe's public C API (include/proofpipe/proofpipe.h). Design and the
 // differences from SupraSeal: docs/SUPRASEAL.md. What it shares with the cuzk drop-in (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The C ABI of SupraSeal C2 as the Rust crate `supraseal-c2` declares it (its src/lib.rs), which
  * libproofpipe_supraseal.so implements on top of proofpipe's C API (docs/SUPRASEAL.md).
  *

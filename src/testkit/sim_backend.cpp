@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The simulated device: in-order copy and compute queues (threads), events, arena accounting on
 // the device timeline, latencies and injected faults.
 #include "proofpipe/engine/sim_backend.hpp"

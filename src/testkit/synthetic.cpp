@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Synthetic PoRep-shaped circuits: block-parallel CSR generation and a row-by-row witness solver.
 //
 // Construction. The n = 2^k − num_inputs rows are cut into blocks of about kBlockRows rows that

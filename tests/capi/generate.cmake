@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Inputs of the C API tests: a synthetic PoRep-shaped key with two witnesses (2^8 rows, 3 public
 # inputs) with the CLI's proofs of them (--seed 7), and the circom multiplier with a key in
 # bellman's row order.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Compiles tests/capi/test_capi.rs with plain rustc (no cargo, no crates) against
 # libproofpipe.so and runs it on the C API test data.
 if(NOT RUSTC OR NOT EXISTS "${RUSTC}")

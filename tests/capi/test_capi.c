@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The C API from C (compiled as C11): prove, verify, every error path, start/finalize, cancel, threads. */
 #include <pthread.h>
 #include <stdint.h>

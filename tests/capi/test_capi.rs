@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The C API from Rust: plain rustc, no crates; proves two synthetic partitions and verifies them.
 // Built by tests/capi/rust.cmake: rustc --edition 2021 -L <build dir> test_capi.rs (Rust >= 1.63).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A chain of N multiplications, the generator of issue 46's large circom circuit:
 //   t[0] = seed + x[0],  t[i] = t[i-1] * (t[i-1] + x[i % K]) + 1 (i = 1..N),  out = t[N]
 // With --O2 the circuit has exactly N constraints, all non-linear, and N + K + 2 wires (the 1,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // c = a·b with c public: the smallest useful circuit (one constraint).
 pragma circom 2.0.0;
 

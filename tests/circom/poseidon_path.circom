@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A Merkle path of circomlib Poseidon(2) hashes: proves that `leaf` (public) sits under `root`
 // (public output). Over the bls12381 prime circomlib's Poseidon reuses the bn254 constants, so
 // it is a valid circuit but not a standard BLS12-381 Poseidon.

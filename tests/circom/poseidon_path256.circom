@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Poseidon Merkle path of depth 256 (see poseidon_path.circom): 62,208 constraints, a 2^16
 // domain, a dense witness (every hash state a full-size field element).
 pragma circom 2.0.0;

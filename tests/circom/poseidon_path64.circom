@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Poseidon Merkle path of depth 64 (see poseidon_path.circom).
 pragma circom 2.0.0;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // SHA-256 of an 8-byte private message (one compression block); the digest is the public
 // output as two 128-bit halves (big-endian bit order, high half first).
 pragma circom 2.0.0;

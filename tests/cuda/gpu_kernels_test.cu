@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // proofpipe_gpu_kernels_test: the GPU NTT, MSM and batch addition against the CPU library, with
 // fresh seeded data, printing a pass/fail table. One run on the H200 covers the acceptance
 // matrix: NTT at every log size 1..24 (all orders, coset, round trip, snarkjs odd points), MSM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // proofpipe_gpu_selftest: runs the shared Fp/Fr/Fp2/G1/G2 code on the GPU and checks it bit for bit against the CPU.
 //
 // Usage: proofpipe_gpu_selftest [--log2 N] [--seed S] [--threads T] [--device D] [--cpu-only]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cuzk_caller: drives the C ABI of Curio's fork of SupraSeal C2 the way cuzk does, from C11,
  * against whichever library it is linked with (libproofpipe_cuzk.so, or the fork built from
  * Curio's sources). It declares the fork's prove functions itself (the shared types and SRS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The patch crate contrib/supraseal-c2-cuzk (the Rust API of Curio's SupraSeal C2 fork) from a
 // Rust program, over libproofpipe_cuzk.so: what cuzk's bellperson does with it, without cargo or
 // crates (built by tests/cuzk/rust.cmake with plain rustc, Rust >= 1.63).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* A program of a proofpipe user, built against an installed tree only (tests/install/run.sh):
  * the header's version must be the loaded library's and the one the build system reported
  * (PROOFPIPE_EXPECTED_VERSION: the CMake package's proofpipe_VERSION, or pkg-config's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The installed tree, as a user gets it (ctest: install_consumer, label install): `cmake --install`
 # of this build tree into a fresh prefix, the files where cmake/install.cmake puts them, then
 # tests/install/consumer.c built and run against that prefix twice: as a CMake project with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Independent BLS12-381 test oracle: writes deterministic reference vectors (from @noble/curves) as JSON.
 //
 // Usage: node tests/oracle/noble_vectors.mjs [out.json]   (stdout if no path given)

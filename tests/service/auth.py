@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Authentication of `proofpipe serve`: a bearer token (--token-file) and TLS (--tls-cert,
 --tls-key, with a throw-away self-signed certificate made by the openssl CLI at test time).
 Without the token, or with a wrong one, every RPC answers UNAUTHENTICATED without echoing what

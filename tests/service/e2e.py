@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """End to end: `proofpipe serve` and a Python gRPC client generated from prover.proto at test
 time. Two jobs (witness paths and inline witnesses) are submitted, one watched, both awaited; their
 proofs verify with `proofpipe verify`. Then malformed requests must get the right status codes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """kill -9 of `proofpipe serve` while a job runs, then a restart on the same journal: every job
 succeeds exactly once (one journal row per request, the same job id for a retried Submit), its
 proofs verify, and the job that was running is run again (attempts 2). --repeat times, each with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Load on loopback: 8 client threads submit --jobs small jobs (2^10 constraints, one partition
 each, the CPU prover) to one `proofpipe serve`, each thread awaiting its job before submitting
 the next. Every job must succeed and none may be lost: the daemon's GetStatus and the journal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Three `proofpipe serve --queue postgresql://...` daemons on one PostgreSQL database (the test
 cluster of scripts/pg-test-cluster), 30 jobs submitted round-robin to them, one daemon killed
 with SIGKILL while it holds a job: every job ends SUCCEEDED exactly once (one row per request,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A fresh directory under the system's temp directory, removed with everything in it at the end.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The bearer token check and the TLS certificate/key check (src/service/auth.hpp).
 #include <gtest/gtest.h>
 

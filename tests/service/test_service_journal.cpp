@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The SQLite job journal: insert, idempotency, claims and their fencing, cancel, resume after
 // reopen, retention.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The Prometheus text writer and the --metrics HTTP endpoint (src/service/metrics.hpp).
 #include <gtest/gtest.h>
 #include <httplib.h>

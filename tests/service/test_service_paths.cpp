@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Path confinement under --data-root: `..`, absolute paths outside, symlinks out, missing files;
 // and the loopback-only rule of --listen.
 #include <gtest/gtest.h>

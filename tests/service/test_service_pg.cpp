@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The PostgreSQL job store of `serve --queue` against a real server: idempotent inserts, claims
 // that concurrent claimers never share, lease expiry and re-queueing, fencing of a stale claim,
 // cancel, concurrent schema creation, URIs whose password never shows. Each test works in a

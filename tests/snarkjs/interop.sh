@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # snarkjs/circom interoperability, end to end: circom2 compiles circuits with --prime bls12381,
 # snarkjs makes keys (from the committed powers of tau) and witnesses, proofpipe proves and
 # snarkjs verifies, snarkjs proves and proofpipe verifies, tampered public inputs fail under

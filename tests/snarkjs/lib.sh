@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # shellcheck shell=bash disable=SC2154  # repo and work: set by the sourcing script
 # Helpers of the snarkjs end-to-end tests (interop.sh, mul_chain.sh), sourced after they set
 # $repo (the repository root) and $work (their scratch directory, absolute).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Issue 46's large circom circuit at a CI size: the mul_chain generator (tests/circom/gen-mul-chain,
 # the same one that makes the 2^20-constraint circuit proved on the GPU by scripts/h200-zkey)
 # compiled by circom2 with --prime bls12381 at N constraints, keyed by proofpipe's test setup

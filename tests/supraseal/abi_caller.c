@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* abi_caller: calls SupraSeal C2's C ABI the way the Rust crate supraseal-c2 does, from C11,
  * against whichever library it is linked with (libproofpipe_supraseal.so, or SupraSeal's own).
  *

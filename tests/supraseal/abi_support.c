@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Support for the ABI test callers (abi_support.h). */
 #define _GNU_SOURCE /* clock_gettime */
 #include "abi_support.h"

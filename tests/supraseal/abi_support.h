@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* What the two ABI test callers share (tests/supraseal/abi_caller.c for SupraSeal C2's ABI,
  * tests/cuzk/cuzk_caller.c for Curio's fork of it): the ABI's types and SRS functions, declared
  * here independently of the libraries' own headers (so that their layout is checked by a second

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Inputs of the SupraSeal and cuzk ABI tests: a synthetic PoRep-shaped key (2^LG rows, default
 # 2^12) with two witnesses and their public inputs, made by the CLI (a test key, not a ceremony).
 if(NOT DEFINED LG)

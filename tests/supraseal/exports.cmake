@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Fails unless LIB's dynamic symbol table defines exactly WANT (default: SupraSeal C2's C ABI, the
 # five functions the Rust crate supraseal-c2 declares, and proofpipe_engine_counters), and nothing
 # else (proofpipe's pp_* and the core stay hidden).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds a patch crate — CRATE, default contrib/supraseal-c2 (SupraSeal C2's Rust API over
 # libproofpipe_supraseal.so), or contrib/supraseal-c2-cuzk (the API of Curio's fork over
 # libproofpipe_cuzk.so) — with plain rustc against a stand-in for its one dependency (sppark's

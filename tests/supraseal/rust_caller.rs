@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The patch crate contrib/supraseal-c2 (SupraSeal C2's Rust API) from a Rust program, over
 // libproofpipe_supraseal.so: what bellperson does with it, without cargo or crates (built by
 // tests/supraseal/rust.cmake with plain rustc, Rust >= 1.63).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What the Rust test callers of both drop-ins share (tests/supraseal/rust_caller.rs and
 // tests/cuzk/rust_caller.rs include it with #[path]): .ppw witnesses read into bellperson's form
 // (Montgomery-form scalars), abi_caller's randomisers for a seed, and a panic's message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Test stand-in for the `sppark` crate (no crates registry here): only what supraseal-c2's public
 // API uses of it, `sppark::Error` — a repr(C) { code: i32, message } the C side allocates and
 // the Rust side frees on drop, printed as its message. tests/supraseal/rust.cmake builds

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The proofs abi_caller wrote (blst affine -> bellperson compressed) must pass `proofpipe verify`,
 # and tampered copies must not: A negated (the sign bit of proof 0: still a valid point, so the
 # pairing check is what rejects it), one flipped bit in proof 1's C, and the two proofs swapped.

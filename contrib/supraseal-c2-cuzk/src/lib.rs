@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 //! The public Rust API of Curio's fork of SupraSeal C2 (`supraseal-c2` 0.1.2, the GPU engine of
 //! the cuzk proving daemon) over `libproofpipe_cuzk.so`, proofpipe's implementation of the fork's
 //! C ABI: `SRS`, `Assignment`, `generate_groth16_proof` (with `gpu_mtx` and `gpu_index`),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 //! SupraSeal C2's public Rust API — `SRS`, `Assignment`, `generate_groth16_proof` and
 //! `generate_groth16_proofs` — over `libproofpipe_supraseal.so`, proofpipe's implementation of
 //! the same C ABI. The signatures are those of the upstream crate `supraseal-c2` 0.1.0, so that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Large vectors of trivially copyable elements (a 2^27 witness vector is 4 GiB) allocated so that
 // the serial part of std::vector's value-initialisation runs at memory bandwidth: the storage is
 // reserved, offered to transparent huge pages, and its pages are first touched on every core

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // One host/device annotation for code that CUDA and the C++ compiler both build.
 #pragma once
 

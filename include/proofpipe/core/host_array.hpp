@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A read-mostly array of trivially copyable elements in host memory that either owns its storage
 // (a std::vector) or views storage someone else keeps alive. Two kinds of view:
 // - mapped (view()): a memory-mapped file, kept alive by a keeper. The proving key's points live

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Compile-time multi-limb integers: parse moduli and derive Montgomery constants from them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Square-and-multiply exponentiation shared by every field and extension field.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The BLS12-381 groups: G1 on E(Fp): y^2 = x^3 + 4 and G2 on the M-twist E'(Fp2): y^2 = x^3 + 4(1+u).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Short-Weierstrass curves y^2 = x^3 + b (a = 0): affine, Jacobian and XYZZ points, host and device.
 #pragma once
 

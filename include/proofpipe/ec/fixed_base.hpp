@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Fixed-base scalar multiplication by 8-bit windows: table[w·256 + d] = d·2^(8w)·B in affine, so
 // k·B costs at most 32 mixed additions. Key generation multiplies two generators by every
 // exponent of the key; the CPU (groth16/setup.cpp) and the GPU (src/gpu/prover.cu) share this body.

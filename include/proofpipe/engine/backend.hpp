@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The device interface the pipelined engine drives: four phases per partition, two tokens.
 //
 // A Backend is one proving device (a GPU, or the simulated device of sim_backend.hpp). The

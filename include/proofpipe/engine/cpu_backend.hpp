@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The CPU as an engine device: proves a partition with the CPU prover (prove_partition) in
 // finish(), one partition at a time (one stage and one msm slot), inside a TBB arena of the
 // configured size. The engine runs on it when a process has no GPU, so that every entry point

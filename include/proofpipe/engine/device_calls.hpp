@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Device runtime calls, counted per device: what the engine's forbidden-call check reads. In a
 // header of its own so that the GPU kernels' thin runtime layer (src/gpu/device.cuh) depends on
 // this and nothing else of the engine (the MSM and NTT translation units are the slowest to build).

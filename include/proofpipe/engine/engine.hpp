@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The pipelined proving engine: jobs of N partitions, gw workers per backend (GPU), one shared
 // queue, a host-memory budget, the memory and compute tokens, retries and CPU fallback, stats and
 // a trace of every stage. docs/ENGINE.md explains the design; model/engine.pml checks the protocol.

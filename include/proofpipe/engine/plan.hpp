@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Device memory plan for Groth16 proving of one circuit shape on one GPU (pure CPU logic).
 //
 // All device memory of a proving GPU is one arena, allocated once at start and cut into named

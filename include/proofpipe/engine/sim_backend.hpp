@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A simulated proving device for the engine: CPU kernels, one compute and one copy queue, an arena
 // whose occupancy is tracked on the device timeline, configurable latencies and injected faults.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // BLS12-381 base field Fp, scalar field Fr and the quadratic extension Fp2 = Fp[u]/(u^2 + 1).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Prime field in Montgomery form, one source for host (64-bit limbs) and device (32-bit PTX).
 #pragma once
 

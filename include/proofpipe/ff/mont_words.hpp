@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The device's field arithmetic over 32-bit words, written once over a carry-chain primitive set
 // `K`: on the device K is PtxCarry (the hardware carry flag, one PTX instruction per call); on the
 // host K is EmuCarry, the same instructions emulated with an explicit flag, so CI runs the very

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU kernel benchmarks (NTT, MSM, batch addition) on data already in device memory, and the
 // GPU == CPU harness; shared by `proofpipe bench` and proofpipe_gpu_kernels_test.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // One GPU as a device of the pipelined engine (engine/backend.hpp), with the keys it proves
 // resident: the first partition of a key on this GPU plans an arena for the key's shape within
 // what the GPU has left (engine/plan.hpp), uploads the SRS (or pins the host copy when the plan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU multi-scalar multiplication and bitmap batch addition for G1 and G2, and their CPU twins
 // (the same kernel bodies, src/gpu/msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
 //

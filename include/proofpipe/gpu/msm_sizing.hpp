@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU MSM's sizes, public: segment lengths, window limits, the default window and the chain
 // limit, for the shapes and workspace bounds (gpu/msm.hpp) and the planner (engine/plan.cpp). The
 // kernel bodies that use them are private: src/gpu/msm_kernels.hpp.

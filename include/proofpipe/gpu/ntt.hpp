@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // GPU number-theoretic transforms over Fr and the prover's fused element-wise H steps, plus
 // the CPU twin that runs the same kernel bodies (src/gpu/ntt_kernels.hpp) on the host.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GPU NTT's shapes, public: the limits, the pass plan, the tables' layout and size
 // (table_elements: the planner's bound), the roots they are made of, and the scalings and pass
 // jobs the schedule (gpu/ntt.hpp) hands the kernels. The bodies that run them are private:

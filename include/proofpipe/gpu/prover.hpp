@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The Groth16 prover on one GPU: the key's SRS resident in device memory or streamed from a
 // pinned host copy, as the memory planner decides (engine/plan.hpp), all device memory one
 // arena allocated at construction, and one partition's work split into the four phases the

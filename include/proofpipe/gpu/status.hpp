@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What the GPU entry points return: a status code with the CUDA error text, never an exception
 // across the device layer, so callers (engine, C API) decide between retry, fallback and failure.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Moving a proving key or a witness between conventions: the H basis change and the row relabelling.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 keys and proofs (bellman/bellperson layout of the proving key).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Groth16 setup (test-only toxic waste), prover and verifier on the CPU, bellman and snarkjs conventions.
 #pragma once
 

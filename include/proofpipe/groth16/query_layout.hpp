@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // How a proving key's queries lie over the witness: the point counts of H, L, A and B (B_G1 and
 // B_G2), the evaluation domain, and which variable feeds each A and B point. One description,
 // shared by the CPU prover, the GPU prover, the memory planner and the daemon's Submit check, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Rank-1 constraint systems: sparse A, B, C over the full assignment z = (1, inputs, aux).
 #pragma once
 

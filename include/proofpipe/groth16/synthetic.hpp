@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Synthetic "PoRep-shaped" R1CS circuits of any size 2^k, with satisfying witnesses, for tests and benchmarks.
 #pragma once
 

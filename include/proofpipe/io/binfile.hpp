@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The iden3 binary container shared by .zkey, .wtns and .r1cs (@iden3/binfileutils): reader and writer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Decimal text of field elements (canonical values), as JSON formats such as snarkjs's use.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The key cache: a proving key stored as proofpipe holds it in memory (Montgomery-form points,
 // little-endian limbs), so that it is memory-mapped instead of decoded. A 2^27 PoRep key is 45 GiB;
 // read from a `.params` file it takes decoding time and 45 GiB of process memory for as long as

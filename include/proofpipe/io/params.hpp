@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // bellperson's `.params` (Groth16 Parameters) and VerifyingKey files: writers, mmap'd parallel readers, header peek.
 #pragma once
 

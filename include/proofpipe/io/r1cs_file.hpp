@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // circom `.r1cs` constraint files read into proofpipe's R1cs (A·B = C over z = (1, public, private)).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // zcash/IETF BLS12-381 point encoding (G1 48/96 bytes, G2 96/192 bytes), as used by blst, bellperson and Filecoin.
 #pragma once
 

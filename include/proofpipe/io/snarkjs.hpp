@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // snarkjs interoperability: .zkey as a proving key (and back), .wtns as a witness, snarkjs's JSON files.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // proofpipe's native witness file (a, b, c + assignments + densities) and decimal scalars.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // circom/snarkjs witness files (`.wtns`): the full assignment z, canonical little-endian scalars.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // snarkjs `.zkey` files (Groth16, curve bls12381): reader with located errors, writer.
 #pragma once
 

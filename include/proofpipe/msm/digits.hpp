@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Signed-digit window decomposition of scalars and small multiples: the pieces of Pippenger's
 // method that the CPU MSM (src/msm) and the GPU MSM (src/gpu) share, host and device.
 #pragma once

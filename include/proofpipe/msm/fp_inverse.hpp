@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A variable-time Fp inversion for the CPU MSM's batches (Bernstein–Yang divsteps, 62 at a time).
 #pragma once
 

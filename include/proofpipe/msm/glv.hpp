@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The GLV endomorphism of BLS12-381's G1 and G2 and the scalar split that the CPU MSM uses:
 // k·P = k1·P + k2·φ(P) with k1, k2 < 2^128, so an MSM over n points with 255-bit scalars
 // becomes one over 2n points with 128-bit scalars: the same number of bucket additions, half

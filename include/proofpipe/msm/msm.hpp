@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Multi-scalar multiplication (Pippenger, signed digits) and bitmap batch addition on the CPU.
 #pragma once
 

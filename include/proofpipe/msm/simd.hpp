@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // AVX-512 IFMA arithmetic for the CPU MSM's affine batches: Fp products eight at a time (one
 // per 64-bit lane, 52-bit limbs), chosen at run time, with the scalar code as the fallback.
 #pragma once

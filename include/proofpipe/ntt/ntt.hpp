@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Radix-2 number-theoretic transforms over Fr: domains, forward/inverse, coset, both orders.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Optimal ate pairing e: G1 x G2 -> GT (in Fp12) for BLS12-381 on the CPU, with multi-pairing.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The one proving engine of a process, as every entry point reaches it (the C API and through it
 // the CLI and the SupraSeal drop-in; later the daemon): engine::Engine over one CudaBackend per
 // chosen GPU (every visible GPU by default), gw workers each, the two tokens, retries and the CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Seeded random scalars and subgroup points for the tests, the GPU harness and the benchmarks
 // (header-only: the testkit, never a library the product ships).
 #pragma once
