@@ -5,7 +5,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
+#include <random>
 #include <string>
 
 #include "proofpipe/groth16/convention.hpp"
@@ -323,6 +325,32 @@ TEST(SnarkjsConvention, ZkeyFromABellmanKeyProvesLikeSnarkjs) {
   ProvingKey params_key = change_h_basis(pk, HBasis::bellman);
   params_key.convention.domain_generator = 7;  // as a .params file is read
   EXPECT_TRUE(proves(params_key, move_rows(w, 7, 5, 7), s.publics));
+}
+
+// witness_from_zkey sums the coefficients on every core when they come row by row (by matrix then
+// constraint, as snarkjs writes them), in chunks that start at a row; any other order (this
+// converted key's renumbered rows, a shuffle) is summed serially. Every order gives the same
+// witness, with a row that straddles the chunks (more than one chunk of coefficients here).
+TEST(SnarkjsConvention, TheWitnessIsTheSameInEveryCoefficientOrder) {
+  const Synthetic s = make_synthetic(13);
+  Zkey by_row = zkey_from_proving_key(s.pk, s.r1cs);
+  ASSERT_GT(by_row.coefficients.size(), std::size_t(1) << 14);  // more than one chunk
+  auto same = [](const Witness& x, const Witness& y) {
+    for (auto v : {&Witness::a, &Witness::b, &Witness::c})
+      if (!std::equal((x.*v).begin(), (x.*v).end(), (y.*v).begin(), (y.*v).end())) return false;
+    return true;
+  };
+  const Witness reference = witness_from_zkey(by_row, s.z);
+  Zkey by_matrix = by_row;
+  std::stable_sort(by_matrix.coefficients.begin(), by_matrix.coefficients.end(), [](const auto& x, const auto& y) {
+    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+  });
+  EXPECT_TRUE(same(witness_from_zkey(by_matrix, s.z), reference));
+  Zkey shuffled = by_row;
+  std::mt19937_64 rng(5);
+  std::shuffle(shuffled.coefficients.begin(), shuffled.coefficients.end(), rng);
+  EXPECT_TRUE(same(witness_from_zkey(shuffled, s.z), reference));
+  EXPECT_TRUE(proves(proving_key_from_zkey(by_row), reference, s.publics));
 }
 
 }  // namespace

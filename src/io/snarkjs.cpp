@@ -214,9 +214,10 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densi
     accumulate_product(co[i].matrix == 0 ? a[co[i].constraint] : b[co[i].constraint], co[i].value, values[co[i].signal]);
   };
   // The coefficients come row by row in the files snarkjs writes (sorted by matrix, then
-  // constraint) and in proofpipe's (by constraint, both matrices in each row). Then chunks of
-  // them that start where a row starts write disjoint rows, and run on every core; any other
-  // order is summed serially.
+  // constraint; the C API sorts a key's so once when it loads it), or by constraint with both
+  // matrices in each row. Then chunks of them that start where a row starts write disjoint rows,
+  // and run on every core; any other order (zkey_from_proving_key's rows are renumbered) is
+  // summed serially.
   auto by_matrix = [](const ZkeyCoefficient& x, const ZkeyCoefficient& y) {
     return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
   };
