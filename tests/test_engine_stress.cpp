@@ -191,7 +191,9 @@ TEST(Stress, RandomizedJobsEndWithVerifiedProofsOrReportedErrors) {
       if (ec.host_mem_bytes) {
         EXPECT_LE(st.host_peak_bytes, ec.host_mem_bytes);
       }
-      if (ec.trace) {
+      // A traced round records the stages of the partitions it proved (a cancelling shutdown can
+      // end every job before a worker took a partition: then there is nothing to record).
+      if (ec.trace && st.partitions_ok > 0) {
         EXPECT_FALSE(engine.trace().empty());
       }
     }
