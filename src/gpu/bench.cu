@@ -144,10 +144,10 @@ uint64_t card_budget(uint64_t held) {
 
 // Sets per pass when none is given: as many as the card's free memory holds beside the table or
 // points, the scalars and a margin. A pass of several sets reads each scalar once for all of
-// them and gives the accumulation kernel fewer, fuller launches: G1 2^24 with all 13 windows in
-// one pass took 113.2 ms against 122.0 ms a window at a time (docs/PERF.md, v12). G2 passes stop
-// at 2^26 entries: G2 2^24 took 359.3 ms in passes of 4 windows and 375.4 ms in one of 13. The
-// prover keeps the planner's kPassEntries, sized for its budgets.
+// them and gives the accumulation kernel fewer, fuller launches, so G1 takes all its windows in
+// one pass where memory allows. G2 passes stop at 2^26 entries: beyond that a G2 pass is slower
+// than several smaller ones (docs/perf-history/gpu-kernels-v10-v15.md). The prover keeps the
+// planner's kPassEntries, sized for its budgets.
 template <class C>
 int msm_batch_for_card(std::size_t n, int c, int copies) {
   constexpr bool kG2 = std::is_same_v<C, G2Curve>;

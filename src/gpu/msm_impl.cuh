@@ -43,11 +43,11 @@ __global__ void shift_kernel(const Affine<C>* prev, Affine<C>* out, uint64_t n, 
 // to hide the latency of the dependent multiply-add chains (G2: 2, its 255 registers).
 template <class C>
 constexpr int kBatchBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
-// The same for the accumulation kernel (segments_kernel). G1 at 3 blocks (168 registers, no
-// spill) is 4-6 % faster than at 4 (128 registers and a 108-byte spill; Nsight: its warps wait
-// mostly on fixed-latency dependencies either way, so a quarter fewer warps costs less than the
-// spills and the tighter schedule); G2 at 3 blocks spills on every addition and is 1.6x slower
-// (docs/PERF.md, v6 and v9).
+// The same for the accumulation kernel (segments_kernel). G1 runs 3 blocks (168 registers, no
+// spill) rather than 4 (128 registers, which spill): its warps wait mostly on fixed-latency
+// dependencies either way, so a quarter fewer warps costs less than the spills and the tighter
+// schedule. G2 at 3 blocks spills on every addition, which costs far more than the extra warps
+// gain (docs/perf-history/gpu-kernels-v1-v9.md).
 template <class C>
 constexpr int kSegmentBlocks = std::is_same_v<C, G1Curve> ? 3 : 2;
 

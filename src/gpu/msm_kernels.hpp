@@ -193,10 +193,10 @@ PP_HD void segment_sums(uint64_t s, uint32_t seg, const uint32_t* keys, const ui
     else buckets[key] = acc;
   };
   // One flat loop, one addition per entry: the threads of a warp stay in step on the additions
-  // whatever the lengths of their runs (a loop per run made every run cost the warp its longest
-  // one). A run ends with a store, the only divergent step. The point is loaded where it is
-  // used: loading the next one a step ahead (software pipelining) cost 24 (G1) or 48 (G2) more
-  // registers and made the kernels spill (docs/PERF.md, v6).
+  // whatever the lengths of their runs (a loop per run would make every run cost the warp its
+  // longest one). A run ends with a store, the only divergent step. The point is loaded where it
+  // is used: loading the next one a step ahead (software pipelining) takes more registers and
+  // makes the kernels spill (docs/perf-history/gpu-kernels-v1-v9.md).
   uint64_t start = b0;
   uint32_t key = keys[b0];
   for (uint64_t j = b0; j < e0; ++j) {

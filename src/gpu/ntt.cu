@@ -24,8 +24,10 @@ __global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg
 
 // One block = p.cols() columns of K points: copied into shared memory in 16-byte chunks (threads
 // side by side read neighbouring chunks), p.rounds() rounds of pass_round, copied back. Four
-// blocks an SM (64 registers a thread, 32 warps): measured against 3 blocks (85 registers) and
-// the earlier 8-element rounds in two 64 KiB blocks of 128 registers (docs/PERF.md, v8).
+// blocks an SM (64 registers a thread, 32 warps): faster than 3 blocks (85 registers), than 5
+// (a tighter register cap spills) and than 8-element rounds in two 64 KiB blocks of 128
+// registers, as more warps hide the products' dependent chains
+// (docs/perf-history/gpu-kernels-v1-v9.md).
 constexpr int kPassBlocksPerSm = 4;
 template <bool kDif>
 __global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {

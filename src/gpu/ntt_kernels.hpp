@@ -24,7 +24,8 @@
 // position the roots of the lowest levels are the same for every thread, and the trivial ones
 // (u = 0) are skipped: 2 products per 4 elements instead of 4. Blocks of 2^10 elements (32 KiB
 // of shared memory) and 256 threads, four to an SM: 32 warps an SM hide the latency of the
-// products' dependent chains better than 8 elements a thread in 16 warps did (docs/PERF.md, v8).
+// products' dependent chains better than 8 elements a thread in 16 warps
+// (docs/perf-history/gpu-kernels-v1-v9.md).
 //
 // The twist's root comes from one direct table when the pass's exponents are small enough
 // (m + k <= twist_lg, by default kTwistTableLg: the middle pass of a 3-pass plan), else from two
@@ -75,11 +76,12 @@ PP_HD PP_INLINE NttRound round_of(const NttPass& p, bool dif, int r) {
 
 // Which element register q of thread `tid` holds in a round. The low bits of tid pick the column
 // (threads side by side read neighbouring columns); the rest, `o`, fills the position bits
-// outside [lo, lo + bits). A pass with k < 3 packs 2^(3 - k) columns into a thread's registers;
-// `valid` is false for registers past the block's last column (tiny transforms only).
+// outside [lo, lo + bits). A pass with k < kThreadLg packs 2^(kThreadLg - k) columns into a
+// thread's registers; `valid` is false for registers past the block's last column (tiny
+// transforms only).
 struct RoundMap {
   uint32_t o, tcol;
-  int lo, bits, extra;  // extra = 3 - bits column bits in q
+  int lo, bits, extra;  // extra = kThreadLg - bits column bits in q
   uint32_t cols;
   PP_HD PP_INLINE uint32_t pos(int q) const {
     const uint32_t low = o & ((1u << lo) - 1);
@@ -139,9 +141,10 @@ PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) 
 
 // A block's elements in shared memory as two 16-byte halves (limbs 0-1, limbs 2-3) in two arrays
 // of `stride` words, element e at word swizzle(e) of each. The swizzle (the low 3 bits XOR bits
-// 3-5) and the 4-word offset of the second array made every access pattern of the 8-element
+// 3-5) and the 4-word offset of the second array make every access pattern of the 8-element
 // rounds conflict-free (8 threads reading 16 bytes each touch all 32 banks once; checked for
-// every pass shape, docs/PERF.md v5); the 4-element rounds' patterns have not been re-checked.
+// every pass shape, docs/perf-history/gpu-kernels-v1-v9.md); the 4-element rounds' patterns have
+// not been re-checked.
 struct HalfSlots {
   uint64_t* s;
   uint32_t stride;  // 16-byte words per array: elements + 4
@@ -230,7 +233,7 @@ PP_HD PP_INLINE void edge_factors(Fr& x, const NttPass& p, const NttTables& t, c
 }
 
 // ---------------------------------------------------------------------------------------------
-// The round: one thread's 8 registers through the round's levels.
+// The round: one thread's kThreadElements registers through the round's levels.
 
 // Round r of pass p for thread tid of block `block`: read the thread's elements from shared
 // memory, apply the first round's load factors, run the levels, apply the last round's store

@@ -311,9 +311,9 @@ XYZZ<C> window_sum_sparse(std::span<const PointRun<C>> runs, const int32_t* dig,
 // bucket's list is summed pairwise, level by level, with all buckets' pairs of a level sharing
 // one inversion; the first level writes its sums to a second list, later levels work in place
 // on the packed sums there. Equal x (a doubling or a cancellation) is rare and goes to a side
-// list that the reduction adds with XYZZ formulas, which handle both. The field products write into their destinations
-// (mul_into, sqr_into): by-value temporaries cost ~20% more per product on x86-64 (see
-// Field::operator*=).
+// list that the reduction adds with XYZZ formulas, which handle both. The field products write
+// into their destinations (mul_into, sqr_into): on x86-64 a by-value temporary defeats store
+// forwarding and slows every product (see Field::operator*=).
 template <class C>
 class AffineBuckets {
   using F = typename C::Field;
@@ -348,8 +348,8 @@ class AffineBuckets {
     list_.resize(sl);
     // Scatter the block's points into bucket order, sign applied (branch-free: the sign is a
     // coin flip): the input is read in order and each bucket's segment is written in order.
-    // (Reading the points through sorted indices instead, a gather from all over the input,
-    // was slower, most of all while the other core loads the shared caches.)
+    // (Reading the points through sorted indices instead, a gather from all over the input, is
+    // slower, most of all while another core loads the shared caches.)
     // The writes go to up to nb_ places at once, beyond L1 and L2 (a block's list is several MB):
     // each would wait for its cache line. Fetching the line for a write kPrefetch points ahead
     // (the entry the bucket's next point goes to, give or take a point of the same bucket)
@@ -623,10 +623,10 @@ XYZZ<C> window_sum_affine(std::span<const PointRun<C>> runs, const int32_t* dig,
   // after the first also re-adds the nb running sums, so blocks are several times the bucket
   // count. Smaller is faster while that re-adding stays small: every pairing level reads the
   // block's points, and at 2^16 G1 (one thread, 2^17 points after the GLV split) blocks of
-  // 2^16 points (6 MB) were 10-20 % slower than 2^15, 2^17 slower still. 4·nb = 2^14 (1.5 MB)
-  // was no faster than 2^15 on a quiet machine, but with the other core loading the shared L3
-  // it was (7 interleaved rounds: 0.93 of 2^15's time), so 4·nb it is. (G2 keeps 2^14 points:
-  // its 4·nb is smaller, and 2^13 was no faster.)
+  // 2^16 points (6 MB) are slower than 2^15, 2^17 slower still. 4·nb = 2^14 (1.5 MB) matches
+  // 2^15 on a quiet machine and beats it while another core loads the shared L3, so 4·nb it is.
+  // (G2 keeps 2^14 points: its 4·nb is smaller, and 2^13 is no faster.) The evidence is in
+  // docs/perf-history/cpu-issue18.md.
   const std::size_t block = std::max<std::size_t>(4 * nb, std::size_t(1) << 14);
   buckets.reset(nb);
   // Blocks stay inside a run (add_block reads one array).
@@ -675,12 +675,12 @@ std::size_t choose_chunks(std::size_t n, int c, int nw, int threads) {
 
 int msm_default_window(std::size_t n) {
   // Tuned with bench_msm --msm_window_sweep (G1, one thread, CPU time, 2^10..2^20 points) and
-  // below 2^10 with a direct sweep; each boundary sits where the two neighbouring windows were
+  // below 2^10 with a direct sweep; each boundary sits where the two neighbouring windows are
   // within noise of each other, and agrees with the operation count nw(c)·(n + 2.8·buckets)
   // within a few percent. Past 2^18 the bucket array outgrowing L2 favours the smaller of
-  // near-equal windows; past 2^20 nothing was measured. The table predates the GLV split and
-  // the affine buckets; rechecked after them, one thread: at 2^16 G1 13 beat 12 and 14, at
-  // 2^14 G2 10..13 were within noise of each other (docs/PERF.md, issue 18).
+  // near-equal windows; past 2^20 the table is not tuned. It holds with the GLV split and the
+  // affine buckets too (one thread: at 2^16 G1 13 beats 12 and 14, at 2^14 G2 10..13 are within
+  // noise of each other; docs/perf-history/cpu-issue18.md).
   struct Step {
     std::size_t below;
     int c;
@@ -696,11 +696,10 @@ int msm_default_window(std::size_t n) {
 }
 
 int msm_default_window_g2(std::size_t n) {
-  // G2 with both threads of the 2-core VM (B_G2 points of a snarkjs key, random scalars, 7-9
-  // alternating rounds under load; docs/PERF.md, issue 18, sixth round): from 2048 up to 12288
-  // points c = 11 took 0.65-0.85 of the time of G1's 9 or 10 (4096: 36 vs 50 ms; 10241: 75 vs
-  // 89 ms); at 1024 G1's 8 was best, from 12288 on one bit wider gained 0-5 % (within noise)
-  // and from 24576 on it lost.
+  // G2 with two threads (B_G2 points of a snarkjs key, random scalars, under load;
+  // docs/perf-history/cpu-issue18.md): from 2048 up to 12288 points c = 11 is clearly faster than
+  // G1's 9 or 10; at 1024 G1's 8 is best, from 12288 on one bit wider gains nothing beyond noise
+  // and from 24576 on it loses.
   if (n >= 2048 && n < 12288) return 11;
   return msm_default_window(n);
 }

@@ -98,9 +98,9 @@ __constant__ uint32_t kOpaqueInv32 = V;
 #if PP_DEVICE_CODE
 // The Montgomery factor -p^-1 mod 2^32 as mont_mul_words should see it. Fr's is 2^32 - 1: given
 // that constant, ptxas knows the row factor q = -t[0] and rewrites the reduction's products so
-// that their low and high halves no longer pair into IMAD.WIDE, and an Fr product runs 14 %
-// slower on the H200 (53.0 vs 60.5 G products/s, docs/PERF.md). Read from constant memory the
-// value is opaque to it; other factors (Fp's) stay immediates, which already pair.
+// that their low and high halves no longer pair into IMAD.WIDE, and the Fr product is markedly
+// slower (docs/perf-history/gpu-kernels-v1-v9.md). Read from constant memory the value is opaque
+// to it; other factors (Fp's) stay immediates, which already pair.
 // (kOpaqueInv32 is declared for both compilation passes: the host pass registers it.)
 template <uint32_t V>
 __device__ PP_INLINE uint32_t device_inv32() {
@@ -241,9 +241,8 @@ PP_UNROLL
 //
 // mulx multiplies by rdx without touching the flags, and adcx/adox are add-with-carry on two
 // independent flags (CF and OF), so the low and high halves of a row of products accumulate
-// in two interleaved carry chains with no flag saves. Measured on the dev box (Sapphire Rapids
-// class Xeon): Fp 1.3-1.6x and Fr ~1.2x faster than the portable code below, ~2x faster than
-// the earlier loop-based CIOS.
+// in two interleaved carry chains with no flag saves: faster than the portable code below for
+// both Fp and Fr (docs/perf-history/cpu-issue18.md).
 
 // cpuid leaf 7, subleaf 0: EBX bit 8 = BMI2 (mulx), bit 19 = ADX (adcx/adox). <cpuid.h> works
 // with gcc and clang (clang 14 rejects __builtin_cpu_supports("adx")).
@@ -255,7 +254,8 @@ inline bool cpu_has_bmi2_adx() {
 #if defined(__ADX__) && defined(__BMI2__)
 // The target guarantees the instructions (-madx -mbmi2, or an -march that has them, e.g.
 // CMAKE_CXX_FLAGS=-march=x86-64-v3 -madx): no cpuid. This also keeps the kernels under
-// valgrind, whose emulated CPU reports no ADX (the instruction counts in docs/PERF.md).
+// valgrind, whose emulated CPU reports no ADX (the instruction counts in
+// docs/perf-history/cpu-issue18.md).
 inline constexpr bool kCpuHasMulx = true;
 #else
 // Checked once, at static initialisation. Code that runs before (other static initialisers)
@@ -394,7 +394,7 @@ PP_INLINE void mont_mul_mulx4(uint64_t* out, const uint64_t* a, const uint64_t* 
 // registers, so a and b are in-out copies reused once the products are done.
 // Out of line, unlike the 4-limb kernel: at ~280 instructions, and with dozens of Fp products
 // in every curve and pairing function, inlining each one costs instruction cache for no gain
-// (measured: G1 additions and the pairing were no faster, some slower).
+// (G1 additions and the pairing are no faster inlined, some are slower).
 __attribute__((noinline)) inline void mont_mul_mulx6(uint64_t* out, const uint64_t* a,
                                                      const uint64_t* b, const uint64_t* k) {
   uint64_t r0, r1, r2, r3, r4, r5, r6, lo, hi;
@@ -813,8 +813,9 @@ struct alignas(8) Field {
   // In place on the host: the kernel's result goes straight into this element's limbs. The
   // by-value form (a = a * b) makes a temporary that the compiler copies with 16-byte SSE
   // moves; loading 16 bytes that two 8-byte stores just wrote defeats store forwarding on
-  // x86-64, which costs a dependent chain of Fp products ~20% (`proofpipe bench field`,
-  // form=inplace vs form=value). Aliasing is safe: every path reads a and b before writing.
+  // x86-64 and slows a dependent chain of Fp products (`proofpipe bench field`, form=inplace vs
+  // form=value; docs/perf-history/cpu-issue18.md). Aliasing is safe: every path reads a and b
+  // before writing.
   PP_HD Field& operator*=(const Field& b) {
 #if PP_DEVICE_CODE
     return *this = *this * b;
@@ -846,8 +847,8 @@ struct alignas(8) Field {
 #endif
   }
   // The product kernel with a = b: in a dependent chain it beats the dedicated 12-limb square
-  // plus reduction (sqr_wide_mulx6 + redc_mulx6: 39 ns against 36.4 ns here), whose shorter
-  // multiplication half is off the critical path of the reduction (docs/PERF.md, issue 18).
+  // plus reduction (sqr_wide_mulx6 + redc_mulx6), whose shorter multiplication half is off the
+  // critical path of the reduction (docs/perf-history/cpu-issue18.md).
   PP_HD PP_INLINE friend void sqr_into(Field& r, const Field& a) { mul_into(r, a, a); }
   PP_HD PP_INLINE friend void add_into(Field& r, const Field& a, const Field& b) {
 #if PP_DEVICE_CODE

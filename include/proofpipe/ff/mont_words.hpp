@@ -314,8 +314,8 @@ PP_HD PP_INLINE void mont_mul_words(K& k, uint32_t* r, const uint32_t* a, const 
 // The sum's chain is written out rather than taken from add_words: it must end in carry() to keep
 // the top carry, and add_words closes its chain without one. (This and the two near-copies below —
 // mod_sub_words's closing chain and wide_mul_words's row 0 — are kept on purpose: written through
-// the generic helpers, ptxas scheduled the G1 and G2 kernels differently; docs/PERF.md, "The device
-// field words written once". Unify them only with an H200 timing beside.)
+// the generic helpers, ptxas schedules the G1 and G2 kernels differently
+// (docs/perf-history/gpu-kernels-v10-v15.md). Unify them only with a GPU timing beside the change.)
 template <int W, class K>
 PP_HD PP_INLINE void mod_add_words(K& k, uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* m) {
   uint32_t s[W], d[W];
@@ -352,7 +352,7 @@ PP_HD PP_INLINE void mod_sub_words(K& k, uint32_t* r, const uint32_t* a, const u
 // A sum or difference of products needs only one reduction. Karatsuba's three Fp products reduce
 // three times; but c0 = a0·b0 - a1·b1 and c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 can be formed
 // from the three double-width integer products first and reduced once each: 3 + 2 instead of
-// 3 + 3 halves, 17 % fewer multiply-adds (docs/PERF.md, v13 and v14).
+// 3 + 3 halves, 17 % fewer multiply-adds (docs/perf-history/gpu-kernels-v10-v15.md).
 //   1. v0 = a0·b0, v1 = a1·b1, s = (a0 + a1)·(b0 + b1), each 2W words (wide_mul_words: the
 //      product rows without the reduction rows; each row emits its lowest word). a0 + a1 < 2m is
 //      not reduced: the identity s = v0 + v1 + a0·b1 + a1·b0 is over the integers.
@@ -370,7 +370,7 @@ PP_HD PP_INLINE void wide_mul_words(K& k, uint32_t* lo, uint32_t* hi, const uint
   uint32_t e[W], o[W];
   PP_UNROLL
   // Row 0 is written out, its e and o words interleaved, not mul_even_words twice: the two forms
-  // compute the same words, and this one is the order v13's kernels were timed with.
+  // compute the same words, and this is the order behind the kernels' timings (see mod_add_words).
   for (int j = 0; j < W; j += 2) {  // row 0: disjoint word pairs, no carries (e and o interleaved)
     e[j] = k.mul_lo(a[j], b[0]);
     e[j + 1] = k.mul_hi(a[j], b[0]);
