@@ -750,7 +750,7 @@ void streamed_tail_cases(std::size_t n) {
         std::vector<Fr> buf_sc(cap), got_sc;
         std::vector<std::size_t> flushed;
         std::size_t next = 0, first = 0;
-        const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(Affine<C>));
+        const gpu::ChunkLayout lay = gpu::ChunkLayout::of(chunk, sizeof(Affine<C>));
         std::vector<char> packed(lay.bytes);
         for (std::size_t k = 0; k < counts.size(); ++k) {
           const std::size_t off = k * chunk, m = std::min(chunk, points - off);
@@ -821,7 +821,7 @@ void packed_chunk_cases(std::size_t n) {
       SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk));
       const std::vector<std::size_t> counts = gpu::set_bits_per_chunk(bits.other, t.points, chunk);
       const std::vector<std::size_t> ones = gpu::set_bits_per_chunk(bits.ones, t.points, chunk);
-      const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(Affine<C>));
+      const gpu::ChunkLayout lay = gpu::ChunkLayout::of(chunk, sizeof(Affine<C>));
       std::vector<char> buf(lay.bytes);
       std::vector<Affine<C>> sent_pts;
       std::vector<Fr> sent_sc;
@@ -861,7 +861,7 @@ void packed_chunk_cases(std::size_t n) {
   // A chunk that does not start on a bitmap word, runs past the bitmaps, or a tail of another length.
   const TailCase<C> t = tail_case<C>(200, kSeed + 18, 3, 1, false, 0);
   const std::vector<Fr> tail = gpu::tail_scalars(t.bits, t.input(), t.aux(), {}, 0);
-  const engine::ChunkLayout lay = engine::ChunkLayout::of(256, sizeof(Affine<C>));
+  const gpu::ChunkLayout lay = gpu::ChunkLayout::of(256, sizeof(Affine<C>));
   std::vector<char> buf(lay.bytes);
   EXPECT_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 32, 64, {}, buf.data(), lay), std::invalid_argument);
   EXPECT_THROW(gpu::pack_chunk(t.pts.data(), t.bits, 192, 128, {}, buf.data(), lay), std::invalid_argument);
@@ -879,7 +879,7 @@ void packed_many_blocks(std::size_t shift) {
   for (std::size_t p = 0; p < pts.size(); ++p) std::memcpy(static_cast<void*>(&pts[p]), &p, sizeof(p));
   const std::vector<Fr> tail = gpu::tail_scalars(bits, std::span<const Fr>(z).first(1), std::span<const Fr>(z).subspan(1), {}, 1);
   for (const std::size_t chunk : {std::size_t(1) << 15, std::size_t(3) << 14, n}) {
-    const engine::ChunkLayout lay = engine::ChunkLayout::of(chunk, sizeof(G1Affine));
+    const gpu::ChunkLayout lay = gpu::ChunkLayout::of(chunk, sizeof(G1Affine));
     std::vector<char> buf(lay.bytes + shift);
     char* out = buf.data() + shift;
     std::size_t first = 0;

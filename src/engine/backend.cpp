@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // The device interface's shared pieces: runtime-call counting, device busy intervals, host sizes.
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/plan.hpp"
 
 #include <algorithm>
 
@@ -104,12 +105,6 @@ Clock::duration DeviceTimeline::busy(const std::string& queue, Clock::time_point
   }
   if (open) total += cur_e - cur_s;
   return total;
-}
-
-uint64_t witness_bytes(uint64_t rows, uint64_t inputs, uint64_t aux) {
-  const uint64_t scalars = 3 * rows + inputs + aux;
-  const uint64_t words = 2 * ((aux + 63) / 64) + (inputs + 63) / 64;
-  return scalars * 32 + words * 8;
 }
 
 uint64_t witness_bytes(const Witness& w) { return witness_bytes(w.a.size(), w.input.size(), w.aux.size()); }

@@ -14,6 +14,7 @@
 #include "proofpipe/gpu/msm.hpp"
 #include "proofpipe/gpu/msm_sizing.hpp"
 #include "proofpipe/gpu/ntt_sizing.hpp"
+#include "proofpipe/gpu/prover_host.hpp"
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {
@@ -110,8 +111,8 @@ uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
 
 // A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).
 uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
-  return std::max(ChunkLayout::of(std::min(ch.chunk, max_g1(s)), kG1AffineBytes).bytes,
-                  ChunkLayout::of(std::min(ch.chunk, s.b_points), kG2AffineBytes).bytes);
+  return std::max(gpu::ChunkLayout::of(std::min(ch.chunk, max_g1(s)), kG1AffineBytes).bytes,
+                  gpu::ChunkLayout::of(std::min(ch.chunk, s.b_points), kG2AffineBytes).bytes);
 }
 
 // The dense H MSM's pieces (MemoryPlan::h_chunk).
@@ -332,8 +333,8 @@ uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies) {
 }
 
 FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint64_t workspace_floor) {
-  // A full XYZZ addition (the reduction's) against a mixed one (the accumulation's), measured
-  // per addition on the H200 (docs/PERF.md, v6 stage table: G1 2^24, G2 2^24).
+  // The cost of a full XYZZ addition (the reduction's) in mixed ones (the accumulation's), from
+  // the GPU MSM's stage times per addition (docs/perf-history/gpu-kernels-v1-v9.md).
   const double full_add = curve == Curve::g1 ? 1.8 : 3.0;
   const uint64_t point_bytes = curve == Curve::g1 ? kG1AffineBytes : kG2AffineBytes;
   const auto cost = [&](int c, int sets) {
@@ -402,14 +403,6 @@ HStageLayout HStageLayout::of(uint64_t m, int c) {
   h.points1 = h.points0 + align_up(m * kG1AffineBytes);
   h.bytes = h.points1 + m * kG1AffineBytes;
   return h;
-}
-
-ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
-  ChunkLayout c;
-  c.ones = align_up(m * point_bytes);
-  c.scalars = c.ones + align_up(bitmap_bytes(m));
-  c.bytes = c.scalars + m * kScalarBytes;
-  return c;
 }
 
 const char* to_string(SrsPlacement p) {
@@ -555,7 +548,7 @@ MemoryPlan plan_memory(const PlanRequest& request) {
     }
   }
   // A root per NTT twist from what the H table left, so it never costs the table a copy: then no
-  // NTT pass multiplies two table entries for its twist (docs/PERF.md).
+  // NTT pass multiplies two table entries for its twist (docs/perf-history/gpu-kernels-v10-v15.md).
   if (request.ntt_full_twist && plan.srs == SrsPlacement::resident &&
       ntt_tables_bound(s.lg, true) > ntt_tables_bound(s.lg, false) &&
       plan.arena_bytes + align_up(ntt_tables_bound(s.lg, true)) - align_up(ntt_tables_bound(s.lg, false)) <= budget) {
@@ -677,6 +670,12 @@ uint64_t parse_budget(std::string_view text) {
   const uint64_t bytes = parse_byte_size(text);
   if (bytes == 0) throw std::invalid_argument("a budget of 0 bytes (write 'card' for the whole card)");
   return bytes;
+}
+
+uint64_t witness_bytes(uint64_t rows, uint64_t inputs, uint64_t aux) {
+  const uint64_t scalars = 3 * rows + inputs + aux;
+  const uint64_t words = 2 * ((aux + 63) / 64) + (inputs + 63) / 64;
+  return scalars * 32 + words * 8;
 }
 
 std::string format_bytes(uint64_t b) {

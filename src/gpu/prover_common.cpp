@@ -17,7 +17,7 @@
 
 #include "prover_kernels.hpp"
 #include "proofpipe/ec/fixed_base.hpp"
-#include "proofpipe/gpu/prover.hpp"
+#include "proofpipe/gpu/prover_host.hpp"
 
 namespace pp::gpu {
 
@@ -180,6 +180,15 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
   return out;
 }
 
+ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
+  const auto align = [](uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
+  ChunkLayout c;
+  c.ones = align(m * point_bytes);
+  c.scalars = c.ones + align((m + 63) / 64 * 8);
+  c.bytes = c.scalars + m * sizeof(Fr);
+  return c;
+}
+
 std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk) {
   if (chunk == 0 || (chunk % 64 != 0 && chunk < points))
     throw std::invalid_argument("set_bits_per_chunk: chunk of " + std::to_string(chunk) + " points for " +
@@ -219,7 +228,7 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
 
 template <class P>
 PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
-                        char* out, const engine::ChunkLayout& lay) {
+                        char* out, const ChunkLayout& lay) {
   const std::size_t w0 = off / 64, words = (m + 63) / 64;
   if (off % 64 != 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
     throw std::invalid_argument("pack_chunk: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
@@ -309,7 +318,7 @@ std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr
                                     std::vector<Fr>&);                                                            \
   template std::vector<Affine<C>> fixed_base_twin<C>(const Affine<C>&, std::span<const Fr>);                      \
   template PackedCounts pack_chunk<Affine<C>>(const Affine<C>*, const SplitBits&, std::size_t, std::size_t,        \
-                                              std::span<const Fr>, char*, const engine::ChunkLayout&);
+                                              std::span<const Fr>, char*, const ChunkLayout&);
 PP_GPU_PROVER_TWINS(G1Curve)
 PP_GPU_PROVER_TWINS(G2Curve)
 

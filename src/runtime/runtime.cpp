@@ -181,7 +181,7 @@ Stats Runtime::stats() const {
         s.devices.back().proofs_rejected = b.rejected;
       }
     const gpu::GpuTimes t = g->totals();
-    s.times += t.stages();
+    static_cast<ProverStageTimes&>(s.times) += t;  // the stages both provers have
     s.times.gpu_upload += t.upload;
     s.times.gpu_compute += t.compute;
   }

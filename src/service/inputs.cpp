@@ -12,7 +12,6 @@
 
 #include "errors.hpp"
 #include "paths.hpp"
-#include "proofpipe/engine/backend.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/query_layout.hpp"

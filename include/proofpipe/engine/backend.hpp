@@ -151,11 +151,8 @@ class Backend {
   virtual DeviceTimeline& timeline() = 0;
 };
 
-// Bytes of the vectors of a witness (a, b, c, input, aux as 32-byte scalars, and the densities):
-// what the engine charges a partition against its host budget by default. From the counts
-// alone (rows of a, b and c; inputs; aux), so that a caller can tell from a file's header
-// whether a partition can ever fit the budget (the daemon's Submit does).
-uint64_t witness_bytes(uint64_t rows, uint64_t inputs, uint64_t aux);
+// Bytes of the vectors of a witness: what the engine charges a partition against its host
+// budget by default (witness_bytes of its counts, plan.hpp).
 uint64_t witness_bytes(const Witness& w);
 
 }  // namespace pp::engine

@@ -64,11 +64,6 @@ struct HStageLayout {
   static HStageLayout of(uint64_t m, int c);
 };
 
-struct ChunkLayout {
-  uint64_t ones = 0, scalars = 0, bytes = 0;
-  static ChunkLayout of(uint64_t m, uint64_t point_bytes);
-};
-
 // Windows of c bits over a 255-bit scalar: floor(255 / c) + 1 (signed digits need the extra one).
 int msm_windows(int c);
 // The GPU MSM's default window for m points: clamp(ceil(log2 m) - 4, 4, 21).
@@ -234,6 +229,11 @@ uint64_t minimum_budget(const CircuitShape& shape, SrsPlacement srs = SrsPlaceme
 // device - reserve, slot counts in range, every region at least the size its contents need
 // (recomputed from the shape, chunk and windows). Empty when the plan is sound.
 std::vector<std::string> plan_violations(const MemoryPlan& plan);
+
+// Bytes of the vectors of a witness (a, b, c, input, aux as 32-byte scalars, and the densities)
+// from its counts alone (rows of a, b and c; inputs; aux), so that a caller can tell from a
+// file's header whether a partition can ever fit a host budget (the daemon's Submit does).
+uint64_t witness_bytes(uint64_t rows, uint64_t inputs, uint64_t aux);
 
 // "16GiB", "141GB", "1.5 TiB", "4096", "512MiB": B, kB/KB, MB, GB, TB (powers of 1000),
 // KiB, MiB, GiB, TiB (powers of 1024), case-insensitive; std::invalid_argument otherwise.

@@ -39,81 +39,11 @@
 
 #include "proofpipe/engine/backend.hpp"
 #include "proofpipe/engine/plan.hpp"
+#include "proofpipe/gpu/prover_host.hpp"
 #include "proofpipe/gpu/status.hpp"
 #include "proofpipe/groth16/prover.hpp"
 
 namespace pp::gpu {
-
-// ---- CPU side (always built; CI tests it) ----
-
-// The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the
-// scalars equal to 1 and of those neither 0 nor 1 (the tail). Point p has scalar z[vars[p]],
-// or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded.
-struct SplitBits {
-  std::vector<uint64_t> ones, other;
-  std::size_t ones_count = 0, other_count = 0;
-};
-SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
-                   std::size_t offset, std::size_t points);
-// The same in two steps, so that a partition's three queries read the assignment once (at 2^26
-// each classify pass read 2 GiB of scalars): the classes of every variable of z = input ‖ aux as
-// bitmaps over z, then each query's bits selected from them. classify(...) ==
-// select_split(classify_z(input, aux), vars, offset, points).
-struct ZClasses {
-  std::vector<uint64_t> ones, other;  // bit v: z[v] == 1, z[v] not in {0, 1}
-  std::size_t size = 0;               // variables
-};
-// copy_to (input.size() + aux.size() scalars, or null): also copies z = input ‖ aux there in the
-// same pass, as a resident SRS's staging copy of the assignment needs (one read of z, not two).
-ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to = nullptr);
-SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
-
-// The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
-// cross to the device with a streamed SRS. Multithreaded.
-std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
-                             std::span<const uint32_t> vars, std::size_t offset);
-
-// Streamed SRS: how one split MSM's tail moves. The query's points cross in chunks of `chunk`
-// points (a multiple of 64, or all of them in one chunk); set_bits_per_chunk gives the number of
-// tail points (or of 1s, from the other bitmap) in each chunk. On the device each chunk's tail is
-// gathered into a buffer of `capacity` entries, and the buffer goes
-// to the MSM whenever it is full and after the last chunk, so the MSMs run on full buffers
-// rather than one small MSM per chunk. tail_pieces lists the gathers in order: ranks [lo, hi)
-// of chunk `chunk`'s tail go to buffer positions [at, at + hi - lo); `flush`: the MSM takes
-// buffer entries [0, at + hi - lo) after this piece. Throws std::invalid_argument for a chunk
-// that is neither a positive multiple of 64 nor all the points, or a zero capacity.
-std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk);
-struct TailPiece {
-  std::size_t chunk = 0, lo = 0, hi = 0, at = 0;
-  bool flush = false;
-};
-std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::size_t capacity);
-
-// Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
-// packed into `out` at the offsets of engine::ChunkLayout::of(m, sizeof(P)): from `out`, the
-// points whose scalar is 1 (point order), then the tail's points (point order); at lay.ones a
-// bitmap with the first `ones` bits set (the batch addition's input); at lay.scalars the chunk's
-// tail scalars `tail` (its slice of tail_scalars). Points whose scalar is 0 stay on the host, so
-// on the 0/1-heavy witnesses of PoRep about half the bytes do not travel. `off` is a multiple of
-// 64. Throws std::invalid_argument for a chunk outside the bitmaps or a tail of another length
-// than the bitmap's count. Multithreaded; the CPU side is all there is (no kernel to twin).
-struct PackedCounts {
-  std::size_t ones = 0, tail = 0;
-  std::size_t points() const { return ones + tail; }
-  std::size_t ones_words() const { return (ones + 63) / 64; }
-};
-template <class P>
-PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
-                        char* out, const engine::ChunkLayout& lay);
-
-// CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
-// over `points`), and fixed-base multiplication of `base` by every scalar.
-template <class C>
-void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
-                      std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
-                      std::vector<Fr>& out_scalars);
-template <class C>
-std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars);
 
 // ---- Device side (library proofpipe_gpu, built with CUDA) ----
 
@@ -141,9 +71,9 @@ struct ProverConfig {
 };
 
 // GPU time of one partition's stages (ms, from CUDA events): upload on the copy stream, the rest
-// on the compute stream (compute = ntt + the five MSMs).
-struct GpuTimes {
-  double upload = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, compute = 0;
+// (ProverStageTimes) on the compute stream; compute = ntt + the five MSMs.
+struct GpuTimes : ProverStageTimes {
+  double upload = 0, compute = 0;
   // Streamed SRS: host time spent packing the split MSMs' chunks (pack_chunk; ms, summed over the
   // chunks, overlapping the device) and the bytes that crossed for them. 0 when resident.
   double pack = 0;
@@ -161,26 +91,10 @@ struct GpuTimes {
 
   // Sums the stage times (not the spans or done_at: those belong to one partition).
   GpuTimes& operator+=(const GpuTimes& o) {
+    ProverStageTimes::operator+=(o);
     upload += o.upload;
-    ntt += o.ntt;
-    msm_h += o.msm_h;
-    msm_l += o.msm_l;
-    msm_a += o.msm_a;
-    msm_b_g1 += o.msm_b_g1;
-    msm_b_g2 += o.msm_b_g2;
     compute += o.compute;
     return *this;
-  }
-  // The stages the CPU prover also has, in its shape.
-  ProveTimings stages() const {
-    ProveTimings t;
-    t.ntt = ntt;
-    t.msm_h = msm_h;
-    t.msm_l = msm_l;
-    t.msm_a = msm_a;
-    t.msm_b_g1 = msm_b_g1;
-    t.msm_b_g2 = msm_b_g2;
-    return t;
   }
 };
 

@@ -41,19 +41,29 @@ ProvingKey key_from_scalars(const KeyScalars& scalars, const ProgressFn& progres
 // The verifying key's alpha, beta, gamma, delta points and the convention; no queries.
 ProvingKey key_skeleton(const KeyScalars& scalars);
 
-// Per-stage wall times of one prove() call, in milliseconds. msm_h is the MSM for C: H's, and
-// L's and B_G1's when their scalars are dense (they then join H's MSM; msm_l and msm_b_g1 get
-// nothing from that partition).
-struct ProveTimings {
-  double evaluate = 0, ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, assembly = 0;
-  ProveTimings& operator+=(const ProveTimings& o) {
-    evaluate += o.evaluate;
+// The stages of a partition that every prover has, in milliseconds: the CPU prover's wall times
+// (ProveTimings) and the GPU prover's event times (gpu::GpuTimes) both extend it.
+struct ProverStageTimes {
+  double ntt = 0, msm_h = 0, msm_l = 0, msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0;
+  ProverStageTimes& operator+=(const ProverStageTimes& o) {
     ntt += o.ntt;
     msm_h += o.msm_h;
     msm_l += o.msm_l;
     msm_a += o.msm_a;
     msm_b_g1 += o.msm_b_g1;
     msm_b_g2 += o.msm_b_g2;
+    return *this;
+  }
+};
+
+// Per-stage wall times of one prove() call. msm_h is the MSM for C: H's, and L's and B_G1's when
+// their scalars are dense (they then join H's MSM; msm_l and msm_b_g1 get nothing from that
+// partition).
+struct ProveTimings : ProverStageTimes {
+  double evaluate = 0, assembly = 0;
+  ProveTimings& operator+=(const ProveTimings& o) {
+    ProverStageTimes::operator+=(o);
+    evaluate += o.evaluate;
     assembly += o.assembly;
     return *this;
   }

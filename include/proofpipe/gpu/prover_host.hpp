@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// The GPU prover's CPU side (always built, in proofpipe_core; CI tests it): the split MSM's
+// classes of a partition's scalars, a streamed SRS chunk's layout and host-side packing, and the
+// CPU twins of the prover's own kernels. The device side is gpu/prover.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace pp::gpu {
+
+// The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the
+// scalars equal to 1 and of those neither 0 nor 1 (the tail). Point p has scalar z[vars[p]],
+// or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded.
+struct SplitBits {
+  std::vector<uint64_t> ones, other;
+  std::size_t ones_count = 0, other_count = 0;
+};
+SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
+                   std::size_t offset, std::size_t points);
+// The same in two steps, so that a partition's three queries read the assignment once (at 2^26
+// each classify pass read 2 GiB of scalars): the classes of every variable of z = input ‖ aux as
+// bitmaps over z, then each query's bits selected from them. classify(...) ==
+// select_split(classify_z(input, aux), vars, offset, points).
+struct ZClasses {
+  std::vector<uint64_t> ones, other;  // bit v: z[v] == 1, z[v] not in {0, 1}
+  std::size_t size = 0;               // variables
+};
+// copy_to (input.size() + aux.size() scalars, or null): also copies z = input ‖ aux there in the
+// same pass, as a resident SRS's staging copy of the assignment needs (one read of z, not two).
+ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to = nullptr);
+SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
+
+// The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
+// cross to the device with a streamed SRS. Multithreaded.
+std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
+                             std::span<const uint32_t> vars, std::size_t offset);
+
+// Streamed SRS: how one split MSM's tail moves. The query's points cross in chunks of `chunk`
+// points (a multiple of 64, or all of them in one chunk); set_bits_per_chunk gives the number of
+// tail points (or of 1s, from the other bitmap) in each chunk. On the device each chunk's tail is
+// gathered into a buffer of `capacity` entries, and the buffer goes
+// to the MSM whenever it is full and after the last chunk, so the MSMs run on full buffers
+// rather than one small MSM per chunk. tail_pieces lists the gathers in order: ranks [lo, hi)
+// of chunk `chunk`'s tail go to buffer positions [at, at + hi - lo); `flush`: the MSM takes
+// buffer entries [0, at + hi - lo) after this piece. Throws std::invalid_argument for a chunk
+// that is neither a positive multiple of 64 nor all the points, or a zero capacity.
+std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk);
+struct TailPiece {
+  std::size_t chunk = 0, lo = 0, hi = 0, at = 0;
+  bool flush = false;
+};
+std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::size_t capacity);
+
+// Streamed SRS: one chunk's buffer (host pack buffer and device chunk buffer alike) for m points
+// of point_bytes each: the points from 0, a bitmap of m bits at `ones`, m scalars at `scalars`,
+// each section 256-byte aligned; `bytes` in all. The packer writes it, the prover reads it and the
+// planner sizes the chunk buffers with it.
+struct ChunkLayout {
+  static constexpr uint64_t kAlign = 256;
+  uint64_t ones = 0, scalars = 0, bytes = 0;
+  static ChunkLayout of(uint64_t m, uint64_t point_bytes);
+};
+
+// Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
+// packed into `out` at the offsets of ChunkLayout::of(m, sizeof(P)): from `out`, the
+// points whose scalar is 1 (point order), then the tail's points (point order); at lay.ones a
+// bitmap with the first `ones` bits set (the batch addition's input); at lay.scalars the chunk's
+// tail scalars `tail` (its slice of tail_scalars). Points whose scalar is 0 stay on the host, so
+// on the 0/1-heavy witnesses of PoRep about half the bytes do not travel. `off` is a multiple of
+// 64. Throws std::invalid_argument for a chunk outside the bitmaps or a tail of another length
+// than the bitmap's count. Multithreaded; the CPU side is all there is (no kernel to twin).
+struct PackedCounts {
+  std::size_t ones = 0, tail = 0;
+  std::size_t points() const { return ones + tail; }
+  std::size_t ones_words() const { return (ones + 63) / 64; }
+};
+template <class P>
+PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
+                        char* out, const ChunkLayout& lay);
+
+// CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
+// over `points`), and fixed-base multiplication of `base` by every scalar.
+template <class C>
+void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
+                      std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
+                      std::vector<Fr>& out_scalars);
+template <class C>
+std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars);
+
+}  // namespace pp::gpu

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// The GPU prover's private parts (not installed, not public), shared by its three sources:
+// prover_resources.cu (start-up and shutdown: the arena the planner cut, streams, events, pinned
+// buffers, the SRS uploaded or pinned), prover_msm.cu (the compute phase's MSMs, resident and
+// streamed: SRS chunks, host packing, tail gathers) and prover.cu (the four phases of prover.hpp).
+#pragma once
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <future>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_status.cuh"
+#include "device.cuh"
+#include "prover_kernels.hpp"
+#include "proofpipe/engine/backend.hpp"
+#include "proofpipe/gpu/cuda_backend.hpp"
+#include "proofpipe/gpu/msm.hpp"
+#include "proofpipe/gpu/ntt.hpp"
+#include "proofpipe/gpu/prover.hpp"
+
+namespace pp::gpu {
+namespace prover_detail {
+
+using engine::DeviceCall;
+using engine::MemoryPlan;
+using engine::SrsPlacement;
+
+inline constexpr unsigned kBlock = 256;
+inline unsigned grid_for(uint64_t n, unsigned block = kBlock) { return unsigned((n + block - 1) / block); }
+inline uint64_t align_up(uint64_t x, uint64_t a = 256) { return (x + a - 1) / a * a; }
+
+// Timing events of one msm slot, in the order the stages record them.
+enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
+
+// One split query's inputs: the classes of its scalars and, with a streamed SRS, its tail's
+// scalars in tail order and the tail and 1 counts of each SRS chunk.
+struct SplitQuery {
+  SplitBits bits;
+  std::vector<Fr> tail;
+  std::vector<std::size_t> tail_counts, ones_counts;
+};
+
+// A partition's split-MSM inputs, for the L, A and B queries (B_G1 and B_G2 share B's). Shared: the host
+// functions that pack a streamed partition's chunks hold it until they have run, whatever
+// becomes of the partition meanwhile. A pack that fails (it cannot once its counts were checked
+// when it was queued, but nothing is assumed) is recorded here, and finish() gives no proof.
+struct SplitInputs {
+  SplitQuery l, a, b;
+  std::atomic<int64_t> pack_ns{0};      // host time spent packing this partition's chunks
+  std::atomic<uint64_t> pack_bytes{0};  // and the bytes packed (what crossed instead of the chunks)
+  std::mutex failure_mutex;
+  std::string failure;  // the first pack's failure; empty while none failed
+  void fail(const std::string& what) {
+    const std::lock_guard<std::mutex> lock(failure_mutex);
+    if (failure.empty()) failure = what;
+  }
+  std::string failed() {
+    const std::lock_guard<std::mutex> lock(failure_mutex);
+    return failure;
+  }
+};
+
+// One chunk's host-side packing (pack_chunk), run in stream order by a host function that owns
+// the job and deletes it: `pack` writes the chunk into `out` and must give the counts the copies
+// were queued with (`want`). It runs in `arena`, the prover's high-priority TBB arena: the
+// device waits for it, so it goes before the host work that overlaps the device (the witness
+// rows check, the next partitions' prepare).
+struct PackJob {
+  std::shared_ptr<SplitInputs> keep;
+  tbb::task_arena* arena = nullptr;
+  std::function<PackedCounts(char*)> pack;
+  PackedCounts want;
+  std::size_t bytes = 0;  // what crosses: the packed points, the 1s' bitmap words, the tail scalars
+  char* out = nullptr;
+  std::string what;  // the chunk, for the failure message
+};
+
+// Runs a PackJob (and deletes it): a host function on the pack stream (prover_msm.cu).
+void CUDART_CB run_pack(void* arg);
+
+// One query of the split MSM as the compute phase sees it.
+template <class C>
+struct Query {
+  const Affine<C>* d_points = nullptr;  // resident SRS (nullptr when streamed)
+  const Affine<C>* h_points = nullptr;  // the host copy (pinned when streamed)
+  std::size_t n = 0;
+  const uint32_t* d_vars = nullptr;  // variable of each point; nullptr: point p is z[offset + p]
+  std::size_t offset = 0;
+  const SplitQuery* in = nullptr;       // its classes (and, streamed, tail and counts), in `inputs`
+  std::shared_ptr<SplitInputs> inputs;  // held by the streamed chunks' packing jobs
+  const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
+  const uint64_t* d_other = nullptr;
+  XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
+  XYZZ<C>* d_ones_sum = nullptr;
+  MsmShape* shape = nullptr;  // records the window the sums use
+};
+
+}  // namespace prover_detail
+using namespace prover_detail;  // this header's three sources only
+
+class Prover::Partition {
+ public:
+  const Witness* w = nullptr;
+  Randomizers rs;
+  Domain domain{1};
+  std::size_t h_terms = 0;
+  std::shared_ptr<SplitInputs> split;
+  int stage_slot = -1, msm_slot = -1;
+  bool staged = false, computed = false;
+  std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
+  MsmShape h_shape, l_shape, a_shape, b1_shape, b2_shape;
+  // Every value a field element and a·b = c on every row (check_witness_values), on host threads
+  // while the device works: the device never reads c (it makes c = a∘b) and only computes with
+  // the other values (an unreduced one gives a wrong sum, never a wrong address), so the check
+  // only decides whether finish() gives a proof. Joined by finish(), or by the destructor when the
+  // partition is abandoned.
+  std::future<void> values_checked;
+  std::size_t index = 0;  // the partition's number, for the check's messages
+};
+
+struct Prover::Impl {
+  const ProvingKey& pk;
+  Densities densities;
+  ProverConfig config;
+  MemoryPlan plan;
+  bool resident = false;
+  std::size_t num_inputs = 0, num_aux = 0;
+  std::vector<uint32_t> a_vars, b_vars;
+  int max_windows = 0;  // window sums reserved per MSM in an msm slot
+
+  char* arena = nullptr;
+  cudaStream_t copy = nullptr, compute = nullptr, srs = nullptr;
+  std::vector<cudaEvent_t> stage_released;               // per stage slot
+  std::vector<std::array<cudaEvent_t, kMarks>> marks;    // per msm slot
+  std::array<cudaEvent_t, 2> chunk_ready{}, chunk_free{};
+  // Streamed: the pinned buffers the split MSMs' chunks are packed into (plan.pinned_pack_bytes()),
+  // on their own stream of host functions; `packed`: packing done, `pack_free`: copied out.
+  cudaStream_t pack = nullptr;
+  std::array<char*, MemoryPlan::kPackBuffers> pack_buffers{};
+  std::array<cudaEvent_t, MemoryPlan::kPackBuffers> packed{}, pack_free{};
+  std::unique_ptr<tbb::task_arena> pack_arena;  // see PackJob
+  std::array<cudaEvent_t, 2> h_ready{}, h_free{};  // the H MSM's point buffers in stage b + c
+  std::vector<std::pair<void*, std::size_t>> pinned;     // host ranges registered (streamed)
+  std::vector<void*> pinned_copies;                      // streamed, mapped key: the pinned copies
+  // The host points the streamed chunks come from: the key's own arrays (registered), or pinned
+  // copies of a mapped key's.
+  const G1Affine *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
+  const G2Affine* host_b_g2 = nullptr;
+  std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
+  std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
+  NttTables tables{};
+  // The H step's factor: 1/Z(coset) for bellman (the inverse coset NTT after it leaves Montgomery
+  // form); for snarkjs, whose H step is the last, 1 as a canonical integer in the limbs (the
+  // product by it leaves Montgomery form). Either way the H MSM gets canonical scalars.
+  Fr h_factor;
+  // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
+  engine::DeviceCalls own_calls;
+  engine::DeviceCalls* calls = &own_calls;
+  // Engine workers are plain threads: each phase makes this prover's GPU current first (a
+  // thread-local setting, no device work).
+  void use_device() const { check(device::SetDevice(config.device), "GPU prover: cudaSetDevice"); }
+
+  Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl();
+
+  template <class T>
+  T* region(const std::string& name) const {
+    const engine::Region* r = plan.find(name);
+    if (r == nullptr) throw GpuError(Status::invalid("GPU prover: the plan has no region " + name));
+    return reinterpret_cast<T*>(arena + r->offset);
+  }
+  // A resident SRS's region; nullptr when the SRS is streamed.
+  template <class T>
+  const T* srs_region(const std::string& name) const {
+    return resident ? region<T>(name) : nullptr;
+  }
+  uint64_t region_bytes(const std::string& name) const {
+    const engine::Region* r = plan.find(name);
+    if (r == nullptr) throw GpuError(Status::invalid("GPU prover: the plan has no region " + name));
+    return r->bytes;
+  }
+  std::string slot(const char* group, int i, const char* part) const {
+    return std::string(group) + "[" + std::to_string(i) + "]." + part;
+  }
+
+  int window_for(std::size_t n, int limit) const { return std::min(default_gpu_window(std::max<std::size_t>(n, 1)), limit); }
+
+  // The sums of msm slot `ms`: G1 windows of H, L, A, B_G1, the three G1 batch sums, then the
+  // G2 windows of B_G2 and its batch sum.
+  XYZZ<G1Curve>* g1_sums(int ms) const { return region<XYZZ<G1Curve>>(slot("msm", ms, "sums")); }
+  XYZZ<G2Curve>* g2_sums(int ms) const {
+    return reinterpret_cast<XYZZ<G2Curve>*>(g1_sums(ms) + (4 * max_windows + 3));
+  }
+  std::size_t sums_bytes() const {
+    return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1Curve>) + (max_windows + 1) * sizeof(XYZZ<G2Curve>);
+  }
+
+  // Start-up (prover_resources.cu): the host copy a streamed plan reads its chunks from, pinned;
+  // a resident query's upload.
+  template <class T>
+  const T* pin(const HostArray<T>& v);
+  template <class C>
+  void upload(const std::string& name, const HostArray<Affine<C>>& v);
+
+  // ---- the compute phase's pieces (prover_msm.cu) ----
+  void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
+                    XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead);
+  template <class Fill>
+  char* stream_chunk(std::size_t k, Fill&& fill);
+  void chunk_done(std::size_t k);
+  char* stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay, std::size_t point_bytes);
+  void tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes);
+  void select_queries(SplitInputs& sp, const ZClasses& z, const Witness& w) const;
+  std::size_t chunk_points(std::size_t n) const;
+  template <class C>
+  static std::size_t gather_capacity(std::size_t bytes, std::size_t limit);
+  template <class C>
+  int plan_window() const {
+    return std::is_same_v<C, G1Curve> ? plan.window_g1 : plan.window_g2;
+  }
+
+  template <class C>
+  void split_msm(Query<C>& q, int ms);
+};
+
+}  // namespace pp::gpu

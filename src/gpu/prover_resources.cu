@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// The GPU prover's resources (prover_impl.cuh): at start-up the plan, the arena it cuts, the
+// streams, events and pinned buffers, the NTT tables and the SRS (uploaded, with the H table, or
+// pinned for streaming); at shutdown their release. Start-up and shutdown may wait; proving never does.
+
+#include "prover_impl.cuh"
+
+namespace pp::gpu {
+
+// ---------------------------------------------------------------------------------------------
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the error state
+    return 0;
+  }
+  return n;
+}
+
+uint64_t device_memory(int device) {
+  check(cudaSetDevice(device), "device_memory: cudaSetDevice");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "device_memory: cudaMemGetInfo");  // start-up only
+  return total_bytes;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Prover::Impl::~Impl() {
+  // Start-up and shutdown may wait; proving never does. The last owner may be any thread.
+  cudaSetDevice(config.device);
+  if (compute) cudaStreamSynchronize(compute);
+  if (copy) cudaStreamSynchronize(copy);
+  if (srs) cudaStreamSynchronize(srs);
+  if (pack) cudaStreamSynchronize(pack);
+  for (char* b : pack_buffers)
+    if (b) cudaFreeHost(b);
+  for (std::size_t b = 0; b < packed.size(); ++b) {
+    if (packed[b]) cudaEventDestroy(packed[b]);
+    if (pack_free[b]) cudaEventDestroy(pack_free[b]);
+  }
+  for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
+  for (void* p : pinned_copies) cudaFreeHost(p);
+  for (auto e : stage_released) cudaEventDestroy(e);
+  for (auto e : staging_free) cudaEventDestroy(e);
+  for (Fr* b : staging) cudaFreeHost(b);
+  for (auto& set : marks)
+    for (auto e : set) cudaEventDestroy(e);
+  for (int b = 0; b < 2; ++b) {
+    if (chunk_ready[b]) cudaEventDestroy(chunk_ready[b]);
+    if (chunk_free[b]) cudaEventDestroy(chunk_free[b]);
+    if (h_ready[b]) cudaEventDestroy(h_ready[b]);
+    if (h_free[b]) cudaEventDestroy(h_free[b]);
+  }
+  for (cudaStream_t s : {copy, compute, srs, pack})
+    if (s) cudaStreamDestroy(s);
+  if (arena) cudaFree(arena);
+}
+
+// The host copy a streamed plan reads its chunks from, in page-locked memory. A vector is
+// registered in place; a mapped key cache (file pages) is copied, in parallel, into pinned
+// memory this prover owns, and the mapping's pages are handed back: pinning file pages
+// would tie the pinned set to the page cache's choices (and a private mapping's to copy-on-write).
+template <class T>
+const T* Prover::Impl::pin(const HostArray<T>& v) {
+  if (v.empty()) return v.data();
+  const std::size_t bytes = v.size() * sizeof(T);
+  if (v.is_view()) {
+    void* copy = nullptr;
+    check(cudaHostAlloc(&copy, bytes, cudaHostAllocPortable), "GPU prover: pinned copy of the mapped SRS");
+    pinned_copies.push_back(copy);
+    constexpr std::size_t kGrain = (std::size_t(64) << 20) / sizeof(T);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, v.size(), kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+      std::memcpy(static_cast<T*>(copy) + r.begin(), v.data() + r.begin(), (r.end() - r.begin()) * sizeof(T));
+      v.release_pages(r.begin(), r.end() - r.begin());
+    });
+    return static_cast<const T*>(copy);
+  }
+  void* q = const_cast<T*>(v.data());
+  // Portable: the provers of the same key on other GPUs use the same pinned pages. A copy that
+  // another prover pinned first is pinned already; that prover unregisters it.
+  const cudaError_t e = device::HostRegister(q, bytes, cudaHostRegisterPortable);
+  if (e == cudaErrorHostMemoryAlreadyRegistered) {
+    cudaGetLastError();
+    return v.data();
+  }
+  check(e, "GPU prover: pinning the SRS host copy");
+  pinned.emplace_back(q, bytes);
+  return v.data();
+}
+
+// Copies a query to its region in pieces; each piece's host pages go back to the kernel once on
+// the device when the key is a mapped cache (HostArray::release_pages; a no-op for vectors), so
+// uploading a mapped key never holds more than a piece of it in host memory. The copies are on
+// the compute stream and waited for: a plain cudaMemcpy from pageable memory may return before
+// its last bytes reach the device, on the legacy stream, which the prover's non-blocking streams
+// do not wait for, so the H table's kernels (compute stream, right after this) could read points
+// still in flight.
+template <class C>
+void Prover::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v) {
+  constexpr std::size_t kPiece = (std::size_t(256) << 20) / sizeof(Affine<C>);
+  Affine<C>* d = region<Affine<C>>(name);
+  for (std::size_t at = 0; at < v.size(); at += kPiece) {
+    const std::size_t n = std::min(kPiece, v.size() - at);
+    check(device::MemcpyAsync(d + at, v.data() + at, n * sizeof(Affine<C>), cudaMemcpyHostToDevice, compute),
+          "GPU prover: SRS upload");
+    check(device::StreamSynchronize(compute), "GPU prover: SRS upload");
+    v.release_pages(at, n);
+  }
+}
+
+Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config)
+    : impl_(std::make_unique<Impl>(pk, densities, config)) {
+  Impl& m = *impl_;
+  if (config.calls) m.calls = config.calls;
+  m.num_inputs = pk.vk.ic.size();
+  m.num_aux = pk.l.size();
+  // The key's query layout (its counts checked against each other), the densities against it.
+  const QueryLayout layout = QueryLayout::of(pk);
+  layout.check_densities(densities, "GPU prover: ");
+  m.a_vars = layout.a_variables(densities);
+  m.b_vars = layout.b_variables(densities);
+  const engine::CircuitShape shape = engine::shape_of(layout);
+  const bool bellman = layout.h_basis == HBasis::bellman;
+  if (shape.lg > kMaxNttLg)
+    throw std::invalid_argument("GPU prover: a 2^" + std::to_string(shape.lg) + " domain exceeds the GPU NTT's 2^" +
+                                std::to_string(kMaxNttLg));
+  check(cudaSetDevice(config.device), "GPU prover: cudaSetDevice");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "GPU prover: cudaMemGetInfo");  // once, at start
+  engine::PlanRequest req;
+  req.shape = shape;
+  req.device_memory = total_bytes;
+  req.budget = config.budget;
+  req.gw = config.gw;
+  req.srs = config.srs;
+  req.h_table = config.h_table;
+  m.plan = engine::plan_memory(req);
+  m.resident = m.plan.srs == SrsPlacement::resident;
+  m.max_windows = engine::msm_windows(kMinWindow);
+  if (m.sums_bytes() > m.region_bytes("msm[0].sums"))
+    throw GpuError(Status::invalid("GPU prover: the plan's sums region is too small"));
+
+  check(cudaMalloc(&m.arena, m.plan.arena_bytes), "GPU prover: allocating the arena");
+  check(cudaStreamCreateWithFlags(&m.copy, cudaStreamNonBlocking), "GPU prover: stream");
+  check(cudaStreamCreateWithFlags(&m.compute, cudaStreamNonBlocking), "GPU prover: stream");
+  check(cudaStreamCreateWithFlags(&m.srs, cudaStreamNonBlocking), "GPU prover: stream");
+  m.stage_released.resize(std::size_t(m.plan.stage_slots));
+  for (auto& e : m.stage_released) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "GPU prover: event");
+  if (config.pinned_staging) {
+    // One pinned buffer per stage slot, allocated once: uploads from pinned memory run at the
+    // link's speed and leave the host free, where pageable ones are staged by the driver.
+    const std::size_t scalars = 2 * (std::size_t(1) << shape.lg) + (m.resident ? std::size_t(shape.num_variables()) : 0);
+    m.staging.assign(std::size_t(m.plan.stage_slots), nullptr);
+    m.staging_free.assign(std::size_t(m.plan.stage_slots), nullptr);
+    for (std::size_t i = 0; i < m.staging.size(); ++i) {
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.staging[i]), scalars * sizeof(Fr), cudaHostAllocDefault),
+            "GPU prover: pinned staging buffer");
+      check(cudaEventCreateWithFlags(&m.staging_free[i], cudaEventDisableTiming), "GPU prover: event");
+    }
+  }
+  m.marks.resize(std::size_t(m.plan.msm_slots));
+  for (auto& set : m.marks)
+    for (auto& e : set) check(cudaEventCreate(&e), "GPU prover: event");
+  for (int b = 0; b < 2; ++b) {
+    check(cudaEventCreateWithFlags(&m.chunk_ready[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.chunk_free[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.h_ready[b], cudaEventDisableTiming), "GPU prover: event");
+    check(cudaEventCreateWithFlags(&m.h_free[b], cudaEventDisableTiming), "GPU prover: event");
+  }
+  if (!m.resident) {
+    m.pack_arena = std::make_unique<tbb::task_arena>(tbb::task_arena::automatic, 1, tbb::task_arena::priority::high);
+    check(cudaStreamCreateWithFlags(&m.pack, cudaStreamNonBlocking), "GPU prover: stream");
+    for (std::size_t b = 0; b < m.pack_buffers.size(); ++b) {
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.pack_buffers[b]), m.plan.pinned_pack_bytes() / m.pack_buffers.size(),
+                          cudaHostAllocDefault),
+            "GPU prover: pinned pack buffer");
+      check(cudaEventCreateWithFlags(&m.packed[b], cudaEventDisableTiming), "GPU prover: event");
+      check(cudaEventCreateWithFlags(&m.pack_free[b], cudaEventDisableTiming), "GPU prover: event");
+    }
+  }
+
+  const Domain domain(shape.lg, pk.convention.domain_generator);
+  const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
+  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : Fr::one().canonical_limbs();
+  check(ntt_tables_init(m.region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
+                        &m.tables, twist_table_lg(shape.lg, m.plan.ntt_full_twist)));
+  if (m.resident) {
+    m.upload("srs.h", pk.h);
+    // The H fixed-base table: copies 1 .. h_copies-1 after the H points (start-up work).
+    if (m.plan.h_copies > 1)
+      check(precompute_bases<G1Curve>(m.region<G1Affine>("srs.h"), pk.h.size(), m.plan.window_h, m.plan.h_copies,
+                                      m.compute));
+    m.upload("srs.l", pk.l);
+    m.upload("srs.a", pk.a);
+    m.upload("srs.b_g1", pk.b_g1);
+    m.upload("srs.b_g2", pk.b_g2);
+    // Stream-ordered as the SRS (upload): the synchronisation below waits for them.
+    check(cudaMemcpyAsync(m.region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4,
+                          cudaMemcpyHostToDevice, m.compute),
+          "GPU prover: variable map upload");
+    check(cudaMemcpyAsync(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4,
+                          cudaMemcpyHostToDevice, m.compute),
+          "GPU prover: variable map upload");
+  } else {
+    m.host_h = m.pin(pk.h);
+    m.host_l = m.pin(pk.l);
+    m.host_a = m.pin(pk.a);
+    m.host_b_g1 = m.pin(pk.b_g1);
+    m.host_b_g2 = m.pin(pk.b_g2);
+  }
+  check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
+}
+
+Prover::~Prover() = default;
+
+const engine::MemoryPlan& Prover::plan() const { return impl_->plan; }
+engine::DeviceCalls& Prover::device_calls() { return *impl_->calls; }
+int Prover::device() const { return impl_->config.device; }
+
+}  // namespace pp::gpu
