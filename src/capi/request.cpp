@@ -175,8 +175,8 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
   auto cancel_all = [&] {
     for (const auto& j : jobs) rt.cancel(j.id());
   };
-  // 4 streams, 4 files ahead: on the H200 host's disk (cold cache, 10 x 2^24) 13.2 s against 16.4 s
-  // without prefetching and 15.5 s with one stream; cat took 13.9 s (docs/PERF.md).
+  // 4 streams, 4 files ahead: with a cold cache this reads faster than one stream, and faster than
+  // cat, on the GPU host's disk (docs/perf-history/engine-and-entry-points.md).
   Prefetcher prefetcher(req, /*streams=*/4, /*depth=*/4);
   AbcCopier copier(req, progress.abc_released, ahead + 1);  // joined before `jobs` go: declared after them
   try {

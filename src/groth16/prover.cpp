@@ -272,10 +272,9 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
   // one MSM over ~3x the points with fewer windows per point, one bucket reduction per window
   // instead of three. sums.l and sums.b_g1 are then infinity and assemble_proof adds the same
   // C. Vectors of mostly 0s and 1s keep their split MSM (a batch addition is far cheaper).
-  // Measured on the 2-core VM (docs/PERF.md, issue 18, sixth round): a 2^14 Poseidon key's H,
-  // L, B_G1 (16,384 + 15,615 + 10,241 points, windows 11, 11, 10 -> 12) in 0.89 of the time of
-  // the three MSMs; at 2^16 (window 13 either way) joining gained nothing (the joined points
-  // no longer fit the caches as well), hence the condition.
+  // Joining pays when it widens the window (one wider window over all the points beats three
+  // narrower ones); at equal windows the joined points fit the caches less well and it gains
+  // nothing, hence the condition (docs/perf-history/cpu-issue18.md).
   const std::size_t l_other = count_other(w.aux), b_other = count_other(b_scalars);
   const bool l_dense = pippenger_whole(l_other, w.aux.size()), b_g1_dense = pippenger_whole(b_other, b_scalars.size());
   const std::size_t joined = pk.h.size() + (l_dense ? pk.l.size() : 0) + (b_g1_dense ? pk.b_g1.size() : 0);

@@ -138,9 +138,8 @@ Fp12 miller_loop(const G1Affine& P, const G2Affine& Q) {
 // price of one exponentiation by (|x| + 1)/3 (Hamming weight 28) instead of one by |x| (weight 6).
 // tests/test_pairing.cpp checks this identity with GMP and compares with f^((p^12 - 1)/r).
 //
-// Measured (g++ 12 -O2 on the 2-core dev VM, field.hpp's portable 65-90 ns Fp multiplication, best
-// of 50): Miller loop ~0.9 ms, final exponentiation ~1.5 ms, one pairing ~2.4 ms, multi_pairing
-// of 4 pairs ~4.0 ms. All of it scales with the Fp multiplication.
+// Cost: the final exponentiation is about 60 % of one pairing and a multi-pairing shares it, so
+// four pairs cost well under four pairings; all of it scales with the Fp multiplication.
 // Possible speed-ups, roughly in order of payoff:
 //  - an assembly (ADX/MULX) Montgomery multiplication and lazy reduction (unreduced double-width
 //    products summed before one reduction) in Fp2/Fp6/Fp12: the Fp multiplication dominates

@@ -24,10 +24,10 @@ inline constexpr int kMinWindow = 2, kMaxWindow = 24;
 // to a tree, and max_long_chains (gpu/msm.hpp) sizes their list.
 inline constexpr uint64_t kMaxChain = 32;
 
-// The window the GPU MSM uses for n points when none is given, from window sweeps on the H200
-// (G1; docs/PERF.md): lg(n) - 4 up to 2^24 points; above, 13 windows of 20 bits at 2^25 and 12
-// of 22 from 2^26 (c = 21 keeps 13 windows with twice the buckets of c = 20, and from 2^26 a
-// window fewer outweighs the larger buckets' reduction: 2^27 935 -> 883 ms, 2^26 483 -> 457).
+// The window the GPU MSM uses for n points when none is given, from window sweeps (G1;
+// docs/perf-history/gpu-kernels-v1-v9.md): lg(n) - 4 up to 2^24 points; above, 13 windows of 20
+// bits at 2^25 and 12 of 22 from 2^26 (c = 21 keeps 13 windows with twice the buckets of c = 20,
+// and from 2^26 a window fewer outweighs the larger buckets' reduction).
 PP_HD inline int default_gpu_window(uint64_t n) {
   int lg = 0;
   while ((uint64_t(1) << lg) < n) ++lg;
