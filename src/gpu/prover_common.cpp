@@ -180,15 +180,6 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
   return out;
 }
 
-ChunkLayout ChunkLayout::of(uint64_t m, uint64_t point_bytes) {
-  const auto align = [](uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
-  ChunkLayout c;
-  c.ones = align(m * point_bytes);
-  c.scalars = c.ones + align((m + 63) / 64 * 8);
-  c.bytes = c.scalars + m * sizeof(Fr);
-  return c;
-}
-
 std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk) {
   if (chunk == 0 || (chunk % 64 != 0 && chunk < points))
     throw std::invalid_argument("set_bits_per_chunk: chunk of " + std::to_string(chunk) + " points for " +

@@ -64,7 +64,14 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
 struct ChunkLayout {
   static constexpr uint64_t kAlign = 256;
   uint64_t ones = 0, scalars = 0, bytes = 0;
-  static ChunkLayout of(uint64_t m, uint64_t point_bytes);
+  static constexpr ChunkLayout of(uint64_t m, uint64_t point_bytes) {
+    const auto align = [](uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
+    ChunkLayout c;
+    c.ones = align(m * point_bytes);
+    c.scalars = c.ones + align((m + 63) / 64 * 8);
+    c.bytes = c.scalars + m * sizeof(Fr);
+    return c;
+  }
 };
 
 // Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
