@@ -201,9 +201,12 @@ pp_key* make_key(Zkey zkey) {
   auto impl = std::make_shared<KeyImpl>();
   impl->zkey_densities = zkey_densities(zkey);
   impl->pk = std::make_shared<const ProvingKey>(take_proving_key(zkey, impl->zkey_densities));
-  std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), [](const auto& x, const auto& y) {
+  const auto row_order = [](const auto& x, const auto& y) {
     return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
-  });
+  };
+  // snarkjs writes them row by row: one pass tells, and such a key skips the sort.
+  if (!std::is_sorted(zkey.coefficients.begin(), zkey.coefficients.end(), row_order))
+    std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), row_order);
   impl->zkey = std::make_shared<const Zkey>(std::move(zkey));
   return make_key(std::move(impl));
 }
