@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// G1 and G2 group laws against an affine chord-and-tangent oracle; coordinate systems agree.
+// G1 and G2 group laws against an affine chord-and-tangent oracle; coordinate systems agree. Both
+// curves: BLS12-381 and BN254 run the same typed tests (ec/curve.hpp serves both).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -7,6 +8,7 @@
 
 #include "gmp_oracle.hpp"
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp::test {
 namespace {
@@ -41,24 +43,33 @@ template <>
 G2Affine generator<G2Curve>() {
   return g2_generator();
 }
+template <>
+bn254::G1Affine generator<bn254::G1Curve>() {
+  return bn254::g1_generator();
+}
+template <>
+bn254::G2Affine generator<bn254::G2Curve>() {
+  return bn254::g2_generator();
+}
 
 template <class C>
 class CurveTest : public ::testing::Test {
  protected:
+  using S = typename C::Scalar;
   void SetUp() override {
     std::mt19937_64 rng(kSeed);
     for (int i = 0; i < 24; ++i) {
-      const Fr k = random_element<Fr>(rng);
+      const S k = random_element<S>(rng);
       scalars_.push_back(k);
       points_.push_back(scalar_mul(generator<C>(), k).to_affine());
     }
     for (const auto& p : points_) ASSERT_FALSE(p.is_infinity());
   }
-  std::vector<Fr> scalars_;
+  std::vector<S> scalars_;
   std::vector<Affine<C>> points_;
 };
 
-using Curves = ::testing::Types<G1Curve, G2Curve>;
+using Curves = ::testing::Types<G1Curve, G2Curve, bn254::G1Curve, bn254::G2Curve>;
 TYPED_TEST_SUITE(CurveTest, Curves);
 
 TYPED_TEST(CurveTest, GeneratorOnCurveAndInSubgroup) {
@@ -143,6 +154,7 @@ TYPED_TEST(CurveTest, GroupLaws) {
 
 TYPED_TEST(CurveTest, ScalarMulIsLinearAndOrderIsR) {
   using J = Jacobian<TypeParam>;
+  using S = typename TypeParam::Scalar;
   const auto g = generator<TypeParam>();
   const auto& k = this->scalars_;
   for (size_t i = 0; i + 1 < k.size(); ++i) {
@@ -152,13 +164,13 @@ TYPED_TEST(CurveTest, ScalarMulIsLinearAndOrderIsR) {
   // Small multiples against repeated addition.
   J acc = J::infinity();
   for (uint64_t n = 0; n < 40; ++n) {
-    ASSERT_EQ(scalar_mul(g, Fr::from_u64(n)), acc) << "n = " << n;
+    ASSERT_EQ(scalar_mul(g, S::from_u64(n)), acc) << "n = " << n;
     acc = acc.add_mixed(g);
   }
   // r·G = O and (r-1)·G = -G.
-  constexpr Limbs<4> r = FrParams::modulus;
+  constexpr Limbs<4> r = S::Params::modulus;
   EXPECT_TRUE(J::from_affine(g).mul(r).is_infinity());
-  EXPECT_EQ(scalar_mul(g, -Fr::one()).to_affine(), -g);
+  EXPECT_EQ(scalar_mul(g, -S::one()).to_affine(), -g);
 }
 
 TYPED_TEST(CurveTest, BatchToAffineMatchesSingle) {
@@ -196,6 +208,39 @@ TEST(Subgroup, G2PointOutsideSubgroupRejected) {
     const G2Affine p{fx, y};
     ASSERT_TRUE(p.is_on_curve());
     EXPECT_FALSE(is_in_subgroup(p)) << "x = " << x << " + u";
+    break;
+  }
+}
+
+// BN254: G1 has cofactor 1, so every point of E(Fp) is in it; the twist's G2 has a large
+// cofactor h2: the first point found lies outside, and h2 times it inside.
+TEST(Subgroup, Bn254G1EveryCurvePointInSubgroup) {
+  int found = 0;
+  for (uint64_t x = 1; found < 4; ++x) {
+    const bn254::Fp fx = bn254::Fp::from_u64(x);
+    bn254::Fp y;
+    if (!sqrt(y, fx.sqr() * fx + bn254::G1Curve::b)) continue;
+    const bn254::G1Affine p{fx, y};
+    ASSERT_TRUE(p.is_on_curve());
+    EXPECT_TRUE(is_in_subgroup(p)) << "x = " << x;
+    ++found;
+  }
+}
+
+TEST(Subgroup, Bn254G2PointOutsideSubgroupRejectedAndClearedByCofactor) {
+  // h2 = 2p - r for BN curves.
+  constexpr Limbs<4> h2 = limbs::from_hex<4>("30644e72e131a029b85045b68181585e06ceecda572a2489345f2299c0f9fa8d");
+  for (uint64_t x = 1;; ++x) {
+    const bn254::Fp2 fx{bn254::Fp::from_u64(x), bn254::Fp::one()};
+    bn254::Fp2 y;
+    if (!sqrt(y, fx.sqr() * fx + bn254::G2Curve::b)) continue;
+    const bn254::G2Affine p{fx, y};
+    ASSERT_TRUE(p.is_on_curve());
+    EXPECT_FALSE(is_in_subgroup(p)) << "x = " << x << " + u";
+    const bn254::G2Affine q = bn254::G2Jacobian::from_affine(p).mul(h2).to_affine();
+    ASSERT_TRUE(q.is_on_curve());
+    ASSERT_FALSE(q.is_infinity());
+    EXPECT_TRUE(is_in_subgroup(q)) << "h2·P, x = " << x << " + u";
     break;
   }
 }

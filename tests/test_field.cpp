@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Fp and Fr against a GMP reference on seeded random and edge values, plus field axioms, on
+// Fp and Fr (BLS12-381's and BN254's) against a GMP reference on seeded random and edge values, plus field axioms, on
 // every host arithmetic path (x86-64 mulx/adx kernels and portable code).
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "gmp_oracle.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 
 namespace pp::test {
 namespace {
@@ -89,7 +90,7 @@ class FieldTest : public ::testing::Test {
   size_t edge_count_ = 0;
 };
 
-using FieldTypes = ::testing::Types<Fp, Fr>;
+using FieldTypes = ::testing::Types<Fp, Fr, bn254::Fp, bn254::Fr>;
 TYPED_TEST_SUITE(FieldTest, FieldTypes);
 
 TYPED_TEST(FieldTest, AddMatchesGmp) {
@@ -416,34 +417,49 @@ TEST(FpSqrt, RoundTripAndNonSquares) {
   EXPECT_GT(non_squares, 100);
 }
 
-TEST(Fp2, AxiomsAndInverse) {
+
+
+// The Fp2 template on both curves' fields: axioms, u^2 = -1, the non-residue, Frobenius, the
+// product against GMP's schoolbook, square roots.
+template <class E>
+class Fp2Test : public ::testing::Test {};
+using Fp2Types = ::testing::Types<Fp2, bn254::Fp2>;
+TYPED_TEST_SUITE(Fp2Test, Fp2Types);
+
+TYPED_TEST(Fp2Test, AxiomsAndInverse) {
+  using E = TypeParam;
+  using F = typename E::Base;
   std::mt19937_64 rng(kSeed + 3);
   for (int i = 0; i < 300; ++i) {
-    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
-    const Fp2 b{random_element<Fp>(rng), random_element<Fp>(rng)};
-    const Fp2 c{random_element<Fp>(rng), random_element<Fp>(rng)};
+    const E a{random_element<F>(rng), random_element<F>(rng)};
+    const E b{random_element<F>(rng), random_element<F>(rng)};
+    const E c{random_element<F>(rng), random_element<F>(rng)};
     ASSERT_EQ(a * b, b * a);
     ASSERT_EQ((a * b) * c, a * (b * c));
     ASSERT_EQ(a * (b + c), a * b + a * c);
     ASSERT_EQ(a.sqr(), a * a);
     ASSERT_TRUE((a * a.inverse()).is_one());
-    // u^2 = -1 and xi = 1 + u.
-    const Fp2 u{Fp::zero(), Fp::one()};
-    ASSERT_EQ(u.sqr(), -Fp2::one());
-    ASSERT_EQ(a.mul_by_nonresidue(), (a * Fp2{Fp::one(), Fp::one()}));
+    // u^2 = -1 and xi = kXiC0 + u.
+    const E u{F::zero(), F::one()};
+    ASSERT_EQ(u.sqr(), -E::one());
+    ASSERT_EQ(a.mul_by_nonresidue(), (a * E{F::from_u64(E::kXiC0), F::one()}));
     // Frobenius is the p-th power.
-    constexpr Limbs<6> p = FpParams::modulus;
+    constexpr auto p = F::Params::modulus;
     ASSERT_EQ(a.frobenius(), a.pow(p));
   }
 }
 
-TEST(Fp2, MultiplicationMatchesGmpSchoolbook) {
+TYPED_TEST(Fp2Test, MultiplicationMatchesGmpSchoolbook) {
+  using E = TypeParam;
+  using F = typename E::Base;
   std::mt19937_64 rng(kSeed + 4);
-  const Mpz p = modulus_mpz<Fp>();
+  const Mpz p = modulus_mpz<F>();
   for (int i = 0; i < 500; ++i) {
-    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
-    const Fp2 b{random_element<Fp>(rng), random_element<Fp>(rng)};
-    const Fp2 c = a * b;
+    const E a{random_element<F>(rng), random_element<F>(rng)};
+    const E b{random_element<F>(rng), random_element<F>(rng)};
+    const E c = a * b;
+    E d;
+    mul_into(d, a, b);
     Mpz t0, t1, re, im;
     mpz_mul(t0.get(), value(a.c0).get(), value(b.c0).get());
     mpz_mul(t1.get(), value(a.c1).get(), value(b.c1).get());
@@ -455,7 +471,55 @@ TEST(Fp2, MultiplicationMatchesGmpSchoolbook) {
     mpz_mod(im.get(), im.get(), p.get());
     ASSERT_EQ(value(c.c0), re);
     ASSERT_EQ(value(c.c1), im);
+    ASSERT_EQ(d, c);
+    // The norm c0^2 + c1^2.
+    Mpz n;
+    mpz_mul(t0.get(), value(a.c0).get(), value(a.c0).get());
+    mpz_mul(t1.get(), value(a.c1).get(), value(a.c1).get());
+    mpz_add(n.get(), t0.get(), t1.get());
+    mpz_mod(n.get(), n.get(), p.get());
+    ASSERT_EQ(value(a.norm()), n);
   }
+}
+
+TYPED_TEST(Fp2Test, SqrtRoundTripAndNonSquares) {
+  using E = TypeParam;
+  using F = typename E::Base;
+  std::mt19937_64 rng(kSeed + 5);
+  int non_squares = 0;
+  for (int i = 0; i < 200; ++i) {
+    const E a{random_element<F>(rng), random_element<F>(rng)};
+    E s;
+    ASSERT_TRUE(sqrt(s, a.sqr()));
+    ASSERT_TRUE(s == a || s == -a);
+    const bool ok = sqrt(s, a);
+    ASSERT_EQ(ok, a.is_square());
+    if (ok) ASSERT_EQ(s.sqr(), a);
+    else ++non_squares;
+  }
+  EXPECT_GT(non_squares, 50);
+  // Elements of Fp embedded in Fp2 are all squares there.
+  E s;
+  const E minus_one = -E::one();
+  ASSERT_TRUE(sqrt(s, minus_one));
+  EXPECT_EQ(s.sqr(), minus_one);
+}
+
+// Square roots in BN254's Fp (p = 3 mod 4, as BLS12-381's: the same template).
+TEST(Bn254FpSqrt, RoundTripAndNonSquares) {
+  std::mt19937_64 rng(kSeed + 6);
+  int non_squares = 0;
+  for (int i = 0; i < 200; ++i) {
+    const bn254::Fp a = random_element<bn254::Fp>(rng);
+    bn254::Fp s;
+    ASSERT_TRUE(sqrt(s, a.sqr()));
+    ASSERT_TRUE(s == a || s == -a);
+    const bool ok = sqrt(s, a);
+    ASSERT_EQ(ok, a.legendre() >= 0);
+    if (ok) ASSERT_EQ(s.sqr(), a);
+    else ++non_squares;
+  }
+  EXPECT_GT(non_squares, 50);
 }
 
 // Canonical a0 + a1·u times b0 + b1·u, reduced, from the GMP values of the coordinates.
@@ -686,26 +750,6 @@ TEST(FpLazy, WideProductAndReductionMatchGmp) {
 }
 #endif
 
-TEST(Fp2, SqrtRoundTripAndNonSquares) {
-  std::mt19937_64 rng(kSeed + 5);
-  int non_squares = 0;
-  for (int i = 0; i < 200; ++i) {
-    const Fp2 a{random_element<Fp>(rng), random_element<Fp>(rng)};
-    Fp2 s;
-    ASSERT_TRUE(sqrt(s, a.sqr()));
-    ASSERT_TRUE(s == a || s == -a);
-    const bool ok = sqrt(s, a);
-    ASSERT_EQ(ok, a.is_square());
-    if (ok) ASSERT_EQ(s.sqr(), a);
-    else ++non_squares;
-  }
-  EXPECT_GT(non_squares, 50);
-  // Elements of Fp embedded in Fp2 are all squares there.
-  Fp2 s;
-  const Fp2 minus_one = -Fp2::one();
-  ASSERT_TRUE(sqrt(s, minus_one));
-  EXPECT_EQ(s.sqr(), minus_one);
-}
 
 }  // namespace
 }  // namespace pp::test

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/io/serialize.hpp"
 
 #if __has_include("proofpipe/pairing/pairing.hpp")
+#include "proofpipe/pairing/bn254.hpp"
 #include "proofpipe/pairing/pairing.hpp"
 #define PP_NOBLE_HAVE_PAIRING 1
 #else
@@ -58,7 +60,7 @@ Vectors load_vectors() {
     v.error = std::string("PROOFPIPE_NOBLE_VECTORS file '") + path + "' is not a JSON object";
     return v;
   }
-  for (const char* key : {"g1", "g2", "g1_infinity", "g2_infinity", "pairing", "fp_sqrt", "fp2_sqrt"}) {
+  for (const char* key : {"g1", "g2", "g1_infinity", "g2_infinity", "pairing", "fp_sqrt", "fp2_sqrt", "bn254"}) {
     if (!v.j.contains(key)) {
       v.error = std::string("PROOFPIPE_NOBLE_VECTORS file '") + path + "' lacks key '" + key + "'";
       return v;
@@ -150,6 +152,29 @@ class NobleG1 : public ::testing::TestWithParam<int> {};
 class NobleG2 : public ::testing::TestWithParam<int> {};
 class NobleFpSqrt : public ::testing::TestWithParam<int> {};
 class NobleFp2Sqrt : public ::testing::TestWithParam<int> {};
+class NobleBn254 : public ::testing::TestWithParam<int> {};
+
+// A BN254 coordinate: 32 canonical big-endian bytes.
+bn254::Fp bn_fp_hex(const json& v) {
+  const std::vector<uint8_t> b = unhex(v.get<std::string>());
+  bn254::Fp r = bn254::Fp::zero();
+  if (b.size() != 32) {
+    ADD_FAILURE() << "BN254 Fp hex is not 32 bytes: " << v;
+    return r;
+  }
+  if (!r.from_bytes_be(b.data())) ADD_FAILURE() << "BN254 Fp hex not canonical: " << v;
+  return r;
+}
+bn254::Fr bn_fr_hex(const json& v) {
+  const std::vector<uint8_t> b = unhex(v.get<std::string>());
+  bn254::Fr r = bn254::Fr::zero();
+  if (b.size() != 32) {
+    ADD_FAILURE() << "BN254 scalar hex is not 32 bytes: " << v;
+    return r;
+  }
+  if (!r.from_bytes_be(b.data())) ADD_FAILURE() << "BN254 scalar hex not canonical: " << v;
+  return r;
+}
 
 }  // namespace
 
@@ -161,7 +186,47 @@ TEST(NobleVectors, CountsMatch) {
   EXPECT_EQ(J["pairing"].size(), std::size_t(kPairingVectors));
   EXPECT_EQ(J["fp_sqrt"].size(), std::size_t(kSqrtVectors));
   EXPECT_EQ(J["fp2_sqrt"].size(), std::size_t(kSqrtVectors));
+  EXPECT_EQ(J["bn254"]["g1"].size(), std::size_t(kPointVectors));
+  EXPECT_EQ(J["bn254"]["g2"].size(), std::size_t(kPointVectors));
 }
+
+// ------------------------------------------------------------------------------------------------
+// BN254: k·G1 and k·G2 against noble's bn254 (the generators, the twist, scalar multiplication).
+
+TEST_P(NobleBn254, ScalarMulG1AndG2) {
+  REQUIRE_VECTORS();
+  const json& B = J["bn254"];
+  const int i = GetParam();
+  ASSERT_TRUE(B["g1"].is_array() && std::size_t(i) < B["g1"].size() && std::size_t(i) < B["g2"].size());
+  const json& v1 = B["g1"][std::size_t(i)];
+  const json& v2 = B["g2"][std::size_t(i)];
+  const bn254::G1Affine p = scalar_mul(bn254::g1_generator(), bn_fr_hex(v1["k"])).to_affine();
+  EXPECT_EQ(p, (bn254::G1Affine{bn_fp_hex(v1["x"]), bn_fp_hex(v1["y"])})) << "k = " << v1["k"];
+  const bn254::G2Affine q = scalar_mul(bn254::g2_generator(), bn_fr_hex(v2["k"])).to_affine();
+  const bn254::G2Affine want{bn254::Fp2{bn_fp_hex(v2["x_c0"]), bn_fp_hex(v2["x_c1"])},
+                             bn254::Fp2{bn_fp_hex(v2["y_c0"]), bn_fp_hex(v2["y_c1"])}};
+  EXPECT_EQ(q, want) << "k = " << v2["k"];
+  EXPECT_TRUE(want.is_on_curve() && is_in_subgroup(want));
+}
+
+#if PP_NOBLE_HAVE_PAIRING
+// e(aG1, bG2): noble returns e^m, m = 2x(6x^2 + 3x + 1) (pairing/bn254.hpp), where ours is exact.
+TEST(NobleBn254Pairing, MatchesNobleToThePowerM) {
+  REQUIRE_VECTORS();
+  const json& V = J["bn254"]["pairing"];
+  ASSERT_TRUE(V.is_array() && V.size() == 2) << "bn254.pairing vectors missing";
+  constexpr Limbs<3> m = limbs::from_hex<3>("3bec47df15e307c81ea96b02d9d9e38d2e5d4e223ddedaf4");
+  for (const json& v : V) {
+    bn254::Fp c[12];
+    for (int i = 0; i < 12; ++i) c[i] = bn_fp_hex(v["value"][std::size_t(i)]);
+    const bn254::Fp12 want{bn254::Fp6{bn254::Fp2{c[0], c[1]}, bn254::Fp2{c[2], c[3]}, bn254::Fp2{c[4], c[5]}},
+                           bn254::Fp6{bn254::Fp2{c[6], c[7]}, bn254::Fp2{c[8], c[9]}, bn254::Fp2{c[10], c[11]}}};
+    const bn254::G1Affine p = scalar_mul(bn254::g1_generator(), bn_fr_hex(v["a"])).to_affine();
+    const bn254::G2Affine q = scalar_mul(bn254::g2_generator(), bn_fr_hex(v["b"])).to_affine();
+    EXPECT_EQ(bn254::pairing(p, q).pow(m), want) << "a = " << v["a"] << ", b = " << v["b"];
+  }
+}
+#endif
 
 // ------------------------------------------------------------------------------------------------
 // G1
@@ -245,6 +310,7 @@ TEST_P(NobleG2, Decoding) {
 
 INSTANTIATE_TEST_SUITE_P(Vector, NobleG1, ::testing::Range(0, kPointVectors));
 INSTANTIATE_TEST_SUITE_P(Vector, NobleG2, ::testing::Range(0, kPointVectors));
+INSTANTIATE_TEST_SUITE_P(Vector, NobleBn254, ::testing::Range(0, kPointVectors));
 
 // ------------------------------------------------------------------------------------------------
 // Infinity

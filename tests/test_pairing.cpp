@@ -196,12 +196,12 @@ TEST(Tower, FrobeniusCoefficientsRecomputed) {
     const Fp2 g = xi.pow(p_pow_minus_one_div<72>(k, 6));
     Fp2 gi = Fp2::one();
     for (int i = 0; i < 6; ++i) {
-      EXPECT_EQ(detail::tower::frobenius_table.gamma[k][i], gi) << "k=" << k << " i=" << i;
+      EXPECT_EQ(detail::tower::frobenius_table<Fp2>.gamma[k][i], gi) << "k=" << k << " i=" << i;
       gi = gi * g;
     }
   }
   // gamma_1^6 = xi^(p-1) = conj(xi)/xi.
-  const Fp2 g1 = detail::tower::frobenius_table.gamma[1][1];
+  const Fp2 g1 = detail::tower::frobenius_table<Fp2>.gamma[1][1];
   EXPECT_EQ(g1.pow(Limbs<1>{{6}}) * xi, xi.conjugate());
 }
 

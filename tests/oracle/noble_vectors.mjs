@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Independent BLS12-381 test oracle: writes deterministic reference vectors (from @noble/curves) as JSON.
+// Independent BLS12-381 and BN254 test oracle: writes deterministic reference vectors (from
+// @noble/curves) as JSON. BN254's (key "bn254": scalar multiples of both generators) print every
+// coordinate as 32 bytes.
 //
 // Usage: node tests/oracle/noble_vectors.mjs [out.json]   (stdout if no path given)
 //
@@ -23,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { bls12_381 as bls } from '@noble/curves/bls12-381';
+import { bn254 } from '@noble/curves/bn254';
 
 const { Fp, Fp2, Fr } = bls.fields;
 const r = Fr.ORDER;
@@ -77,6 +80,34 @@ const fp_sqrt = Array.from({ length: 8 }, (_, i) => {
   return { a: fp(a), sqrt: fp(s) };
 });
 
+// BN254: the same scalar recipe below its own group order.
+const bnR = bn254.fields.Fr.ORDER;
+const bnScalars = [1n, 2n, 3n, bnR - 1n, ...Array.from({ length: 12 }, (_, i) => rand('bn254-scalar', i, bnR))];
+const bnG1 = bnScalars.map((k) => {
+  const { x, y } = bn254.G1.ProjectivePoint.BASE.multiply(k).toAffine();
+  return { k: sc(k), x: sc(x), y: sc(y) };
+});
+const bnG2 = bnScalars.map((k) => {
+  const { x, y } = bn254.G2.ProjectivePoint.BASE.multiply(k).toAffine();
+  return { k: sc(k), x_c0: sc(x.c0), x_c1: sc(x.c1), y_c0: sc(y.c0), y_c1: sc(y.c1) };
+});
+// BN254 pairings e(aG1, bG2) as noble returns them: e^m for m = 2x(6x^2 + 3x + 1) relative to the exact
+// (p^12 - 1)/r exponent (checked here against noble's own Fp12.pow of its Miller loop output).
+const bnFp12 = bn254.fields.Fp12;
+const bnP = bn254.fields.Fp.ORDER;
+const bnCoeffs = (f) =>
+  [f.c0, f.c1].flatMap((f6) => [f6.c0, f6.c1, f6.c2].flatMap((f2) => [sc(f2.c0), sc(f2.c1)]));
+const bnPairs = [[1n, 1n], [rand('bn254-pair-a', 0, bnR), rand('bn254-pair-b', 0, bnR)]];
+const bnPairing = bnPairs.map(([a, b]) => {
+  const P = bn254.G1.ProjectivePoint.BASE.multiply(a), Q = bn254.G2.ProjectivePoint.BASE.multiply(b);
+  const v = bn254.pairing(P, Q);
+  const exact = bnFp12.pow(bn254.pairing(P, Q, false), (bnP ** 12n - 1n) / bnR);
+  const x = 4965661367192848881n;
+  if (!bnFp12.eql(v, bnFp12.pow(exact, 2n * x * (6n * x * x + 3n * x + 1n))))
+    throw new Error('noble bn254 pairing exponent convention changed');
+  return { a: sc(a), b: sc(b), value: bnCoeffs(v) };
+});
+
 const out = {
   generator: `noble-curves ${version}`,
   g1, g2,
@@ -88,6 +119,7 @@ const out = {
     '(p^12-1)/r pairing.',
   fp2_sqrt,
   fp_sqrt,
+  bn254: { g1: bnG1, g2: bnG2, pairing: bnPairing },
 };
 const json = JSON.stringify(out, null, 1) + '\n';
 if (process.argv[2]) writeFileSync(process.argv[2], json); else process.stdout.write(json);

@@ -9,11 +9,13 @@ namespace pp {
 
 struct G1Curve {
   using Field = Fp;
+  using Scalar = Fr;
   static constexpr Fp b = Fp::from_u64_constexpr(4);
 };
 
 struct G2Curve {
   using Field = Fp2;
+  using Scalar = Fr;
   static constexpr Fp2 b = Fp2{Fp::from_u64_constexpr(4), Fp::from_u64_constexpr(4)};
 };
 
@@ -44,26 +46,6 @@ PP_HD inline G1Affine g1_generator() {
 PP_HD inline G2Affine g2_generator() {
   constexpr G2Affine g = g2_generator_value;
   return g;
-}
-
-// k·P for a scalar in Fr (its canonical value is used).
-template <class C>
-PP_HD Jacobian<C> scalar_mul(const Jacobian<C>& p, const Fr& k) {
-  uint64_t c[4];
-  k.to_canonical(c);
-  const Limbs<4> e{{c[0], c[1], c[2], c[3]}};
-  return p.mul(e);
-}
-template <class C>
-PP_HD Jacobian<C> scalar_mul(const Affine<C>& p, const Fr& k) {
-  return scalar_mul(Jacobian<C>::from_affine(p), k);
-}
-
-// Prime-order subgroup membership: r·P == O (on-curve is checked separately).
-template <class C>
-PP_HD bool is_in_subgroup(const Affine<C>& p) {
-  constexpr Limbs<4> r = FrParams::modulus;
-  return Jacobian<C>::from_affine(p).mul(r).is_infinity();
 }
 
 }  // namespace pp

@@ -10,7 +10,8 @@
 
 namespace pp {
 
-// Curve descriptor: `using Field = F; static constexpr F b = ...;`
+// Curve descriptor: `using Field = F; using Scalar = Fr; static constexpr F b = ...;` (Scalar: the
+// field of the prime subgroup's order r).
 // Formulas are from the Explicit-Formulas Database (hyperelliptic.org/EFD, g1p/shortw).
 
 template <class C>
@@ -288,6 +289,28 @@ void batch_to_affine(const Jacobian<C>* in, Affine<C>* out, std::size_t n,
     const F zi2 = zi.sqr();
     out[i] = Affine<C>{in[i].X * zi2, in[i].Y * zi2 * zi};
   }
+}
+
+// k·P for a scalar of the curve's group order (its canonical value is used).
+template <class C>
+PP_HD Jacobian<C> scalar_mul(const Jacobian<C>& p, const typename C::Scalar& k) {
+  constexpr int N = C::Scalar::N;
+  uint64_t c[N];
+  k.to_canonical(c);
+  Limbs<N> e{};
+  for (int i = 0; i < N; ++i) e.v[i] = c[i];
+  return p.mul(e);
+}
+template <class C>
+PP_HD Jacobian<C> scalar_mul(const Affine<C>& p, const typename C::Scalar& k) {
+  return scalar_mul(Jacobian<C>::from_affine(p), k);
+}
+
+// Prime-order subgroup membership: r·P == O (on-curve is checked separately).
+template <class C>
+PP_HD bool is_in_subgroup(const Affine<C>& p) {
+  constexpr auto r = C::Scalar::Params::modulus;
+  return Jacobian<C>::from_affine(p).mul(r).is_infinity();
 }
 
 }  // namespace pp

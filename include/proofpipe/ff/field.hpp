@@ -651,6 +651,7 @@ inline void field_allow_asm([[maybe_unused]] bool allow) {
 // same bytes as 2N little-endian 32-bit words.
 template <class P>
 struct alignas(8) Field {
+  using Params = P;
   using Consts = FieldConsts<P>;
   static constexpr int N = P::N;
   static constexpr int W = 2 * N;  // 32-bit words
