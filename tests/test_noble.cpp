@@ -154,27 +154,20 @@ class NobleFpSqrt : public ::testing::TestWithParam<int> {};
 class NobleFp2Sqrt : public ::testing::TestWithParam<int> {};
 class NobleBn254 : public ::testing::TestWithParam<int> {};
 
-// A BN254 coordinate: 32 canonical big-endian bytes.
-bn254::Fp bn_fp_hex(const json& v) {
+// A BN254 coordinate or scalar: 32 canonical big-endian bytes.
+template <class F>
+F bn_hex(const json& v) {
   const std::vector<uint8_t> b = unhex(v.get<std::string>());
-  bn254::Fp r = bn254::Fp::zero();
+  F r = F::zero();
   if (b.size() != 32) {
-    ADD_FAILURE() << "BN254 Fp hex is not 32 bytes: " << v;
+    ADD_FAILURE() << "BN254 hex is not 32 bytes: " << v;
     return r;
   }
-  if (!r.from_bytes_be(b.data())) ADD_FAILURE() << "BN254 Fp hex not canonical: " << v;
+  if (!r.from_bytes_be(b.data())) ADD_FAILURE() << "BN254 hex not canonical: " << v;
   return r;
 }
-bn254::Fr bn_fr_hex(const json& v) {
-  const std::vector<uint8_t> b = unhex(v.get<std::string>());
-  bn254::Fr r = bn254::Fr::zero();
-  if (b.size() != 32) {
-    ADD_FAILURE() << "BN254 scalar hex is not 32 bytes: " << v;
-    return r;
-  }
-  if (!r.from_bytes_be(b.data())) ADD_FAILURE() << "BN254 scalar hex not canonical: " << v;
-  return r;
-}
+bn254::Fp bn_fp_hex(const json& v) { return bn_hex<bn254::Fp>(v); }
+bn254::Fr bn_fr_hex(const json& v) { return bn_hex<bn254::Fr>(v); }
 
 }  // namespace
 
