@@ -28,22 +28,25 @@ class SeedEnvironment : public ::testing::Environment {
 };
 const auto* const kSeedEnv = ::testing::AddGlobalTestEnvironment(new SeedEnvironment);
 
-Fr random_fr(std::mt19937_64& rng) {
+// The helpers serve both scalar fields (BLS12-381's Fr, BN254's): F is deduced or named.
+template <class F = Fr>
+F random_fr(std::mt19937_64& rng) {
   for (;;) {
-    uint64_t x[4] = {rng(), rng(), rng(), rng() >> 1};
-    Fr r;
-    if (Fr::from_canonical(r, x)) return r;
+    uint64_t x[4] = {rng(), rng(), rng(), rng() >> (256 - F::BITS)};
+    F r;
+    if (F::from_canonical(r, x)) return r;
   }
 }
 
 // Seeded per test, never all zero (a zero vector would pass any linear test).
-std::vector<Fr> random_vec(std::size_t n, uint64_t salt) {
+template <class F = Fr>
+std::vector<F> random_vec(std::size_t n, uint64_t salt) {
   std::mt19937_64 rng(kSeed ^ (salt * 0x9e3779b97f4a7c15ULL));
-  std::vector<Fr> v(n);
-  for (auto& x : v) x = random_fr(rng);
+  std::vector<F> v(n);
+  for (auto& x : v) x = random_fr<F>(rng);
   bool all_zero = true;
   for (const auto& x : v) all_zero = all_zero && x.is_zero();
-  if (all_zero) v[0] = Fr::one();
+  if (all_zero) v[0] = F::one();
   return v;
 }
 
@@ -57,25 +60,28 @@ std::size_t rev(std::size_t x, int bits) {
 std::size_t index_at(std::size_t p, Order o, int lg) { return o == Order::natural ? p : rev(p, lg); }
 
 // Natural-order values laid out in order o (explicit permutation, independent of the library).
-std::vector<Fr> arrange(const std::vector<Fr>& natural, Order o, int lg) {
-  std::vector<Fr> out(natural.size());
+template <class F>
+std::vector<F> arrange(const std::vector<F>& natural, Order o, int lg) {
+  std::vector<F> out(natural.size());
   for (std::size_t p = 0; p < natural.size(); ++p) out[p] = natural[index_at(p, o, lg)];
   return out;
 }
 
-Fr horner(const std::vector<Fr>& coeffs, const Fr& x) {
-  Fr acc = Fr::zero();
+template <class F>
+F horner(const std::vector<F>& coeffs, const F& x) {
+  F acc = F::zero();
   for (std::size_t i = coeffs.size(); i-- > 0;) acc = acc * x + coeffs[i];
   return acc;
 }
 
 // Naive evaluation at shift·omega^j for all j: sum_i c_i (shift·omega^j)^i.
-std::vector<Fr> naive_eval(const std::vector<Fr>& coeffs, const Fr& omega, const Fr& shift) {
+template <class F>
+std::vector<F> naive_eval(const std::vector<F>& coeffs, const F& omega, const F& shift) {
   const std::size_t n = coeffs.size();
-  std::vector<Fr> out(n);
-  Fr x = shift;
+  std::vector<F> out(n);
+  F x = shift;
   for (std::size_t j = 0; j < n; ++j) {
-    Fr acc = Fr::zero(), xi = Fr::one();
+    F acc = F::zero(), xi = F::one();
     for (std::size_t i = 0; i < n; ++i) {
       acc += coeffs[i] * xi;
       xi *= x;
@@ -87,7 +93,8 @@ std::vector<Fr> naive_eval(const std::vector<Fr>& coeffs, const Fr& omega, const
 }
 
 // Vector equality that names the first differing position instead of printing 2^20 elements.
-::testing::AssertionResult Same(const std::vector<Fr>& got, const std::vector<Fr>& want) {
+template <class F>
+::testing::AssertionResult Same(const std::vector<F>& got, const std::vector<F>& want) {
   if (got.size() != want.size())
     return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
   std::size_t bad = 0, first = 0;
@@ -105,8 +112,9 @@ using Transform = void (*)(std::span<Fr>, const Domain&, Order, Order);
 
 // Checks out (in order o) against the evaluations at shift·omega^j: all of them for small
 // domains, kSpotChecks seeded positions (Horner) above.
-void expect_evaluations(const std::vector<Fr>& coeffs, const std::vector<Fr>& out, Order o,
-                        const Domain& d, const Fr& shift, int spot_checks = kSpotChecks) {
+template <class F>
+void expect_evaluations(const std::vector<F>& coeffs, const std::vector<F>& out, Order o,
+                        const DomainOf<F>& d, const F& shift, int spot_checks = kSpotChecks) {
   const std::size_t n = d.size();
   if (d.lg() <= kNaiveMaxLg) {
     EXPECT_TRUE(Same(out, arrange(naive_eval(coeffs, d.omega(), shift), o, d.lg())));
@@ -115,7 +123,7 @@ void expect_evaluations(const std::vector<Fr>& coeffs, const std::vector<Fr>& ou
   std::mt19937_64 rng(kSeed + n);
   for (int s = 0; s < spot_checks; ++s) {
     const std::size_t p = s == 0 ? 0 : s == 1 ? n - 1 : rng() % n;
-    const Fr x = shift * d.omega().pow_u64(index_at(p, o, d.lg()));
+    const F x = shift * d.omega().pow_u64(index_at(p, o, d.lg()));
     EXPECT_EQ(out[p], horner(coeffs, x)) << "position " << p;
   }
 }
@@ -475,6 +483,81 @@ TEST(NttKnown, DeltaAndConstant) {
   ntt(a, d);
   EXPECT_EQ(a[0], Fr::from_u64(d.size()));
   for (std::size_t i = 1; i < a.size(); ++i) ASSERT_TRUE(a[i].is_zero()) << i;
+}
+
+
+// ------------------------------------------------------------------------------------------
+// BN254's Fr: the same transforms from the same source (DomainOf<bn254::Fr>), against the same
+// oracles. Its 2-adicity is 28 and snarkjs's generator 5 and bellman's 7 are both non-residues.
+
+using Bn = bn254::Fr;
+
+// Every order pair, plain and coset, for one generator: forward against the evaluations, inverse
+// back to the coefficients.
+void check_bn254_all_orders(int lg, uint64_t generator, int spot_checks) {
+  const bn254::Domain d(lg, generator);
+  EXPECT_EQ(d.generator(), Bn::from_u64(generator));
+  const auto c = random_vec<Bn>(d.size(), 2000 + 37 * generator + lg);
+  for (Order in : kOrders)
+    for (Order out : kOrders) {
+      SCOPED_TRACE(std::string(name(in)) + " -> " + name(out) + ", g = " + std::to_string(generator));
+      auto a = arrange(c, in, lg);
+      ntt(a, d, in, out);
+      expect_evaluations(c, a, out, d, Bn::one(), spot_checks);
+      intt(a, d, out, in);
+      EXPECT_TRUE(Same(a, arrange(c, in, lg)));
+      coset_ntt(a, d, in, out);
+      expect_evaluations(c, a, out, d, d.generator(), spot_checks);
+      coset_intt(a, d, out, in);
+      EXPECT_TRUE(Same(a, arrange(c, in, lg)));
+    }
+}
+
+class NttBn254Test : public NttTest {};
+
+TEST_P(NttBn254Test, AllOrdersBothGeneratorsAgainstEvaluation) {
+  for (uint64_t g : {bn254::Domain::kSnarkjsGenerator, bn254::Domain::kBellmanGenerator})
+    check_bn254_all_orders(lg(), g, kSpotChecks);
+}
+
+TEST_P(NttBn254Test, DomainConstantsAndTwiddles) {
+  const bn254::Domain d(lg(), bn254::Domain::kSnarkjsGenerator);
+  Bn x = d.omega();
+  for (int i = 0; i < lg() - 1; ++i) x = x.sqr();
+  EXPECT_EQ(x, -Bn::one());  // order exactly 2^lg
+  EXPECT_TRUE((d.omega() * d.omega_inv()).is_one());
+  EXPECT_TRUE((Bn::from_u64(n()) * d.size_inv()).is_one());
+  EXPECT_EQ(d.vanishing_on_coset(), d.generator().pow_u64(n()) - Bn::one());
+  const auto t = d.twiddles();
+  ASSERT_EQ(t.size(), n() / 2);
+  Bn w = Bn::one();
+  for (std::size_t k = 0; k < n() / 2; ++k) {
+    ASSERT_EQ(t[rev(k, lg() - 1)], w) << k;
+    w *= d.omega();
+  }
+  auto v = random_vec<Bn>(n(), 2500 + lg());
+  auto b = v;
+  bit_reverse_permute(b);
+  EXPECT_TRUE(Same(b, arrange(v, Order::bit_reversed, lg())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Lg, NttBn254Test, ::testing::Range(1, 15),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lg" + std::to_string(info.param);
+                         });
+
+TEST(NttBn254, LargeAllOrders) { check_bn254_all_orders(18, bn254::Domain::kSnarkjsGenerator, kLargeSpotChecks); }
+
+TEST(NttBn254, DomainRangeIsTheTwoAdicity) {
+  static_assert(bn254::Domain::kMaxLg == 28 && Domain::kMaxLg == 32);
+  EXPECT_THROW(bn254::Domain(29), std::invalid_argument);
+  EXPECT_THROW(bn254::Domain(0), std::invalid_argument);
+  EXPECT_NO_THROW(bn254::Domain(28));
+  EXPECT_THROW(bn254::Domain(4, 4), std::invalid_argument);  // a square
+  EXPECT_THROW(bn254::Domain(4, 3), std::invalid_argument);  // 3 is a square mod BN254's r
+  EXPECT_THROW(bn254::Domain::at_least((std::size_t(1) << 28) + 1), std::invalid_argument);
+  for (int lg = 1; lg < 28; ++lg)
+    EXPECT_EQ(bn254::Domain(lg, 5).omega(), bn254::Domain(lg + 1, 5).omega().sqr()) << lg;
 }
 
 }  // namespace

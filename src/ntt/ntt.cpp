@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Cache-blocked, oneTBB-parallel radix-2 NTTs over Fr (see ntt.hpp for the contract).
+// Cache-blocked, oneTBB-parallel radix-2 NTTs over a scalar field F (see ntt.hpp for the contract);
+// one source for BLS12-381's Fr and BN254's, instantiated at the end.
 //
 // Two in-place algorithms, both with one twiddle per butterfly block taken from the
 // bit-reversed table T[b] = omega^bitrev(b) (Domain::twiddles()):
@@ -18,7 +19,7 @@
 // phases in the other order. Each phase is a parallel loop over tiles or rows, each of which
 // fits in L2, so every element crosses main memory about twice per transform.
 // Coset and 1/n scalings are applied inside these phases while the data is in cache.
-// The butterflies are bound by field arithmetic: Fr's operators, whose host code (field.hpp)
+// The butterflies are bound by field arithmetic: F's operators, whose host code (field.hpp)
 // is branch-free and uses mulx/adcx/adox Montgomery multiplication where the CPU has BMI2+ADX.
 
 #include "proofpipe/ntt/ntt.hpp"
@@ -55,64 +56,71 @@ inline std::size_t bit_rev(std::size_t x, int k) {
 // Uninitialised, cache-line aligned storage: the twiddle table reaches 2^27 elements, and
 // zero-filling it (as std::vector would) costs a full memory pass for nothing.
 struct FreeDeleter {
-  void operator()(Fr* p) const { std::free(p); }
+  void operator()(void* p) const { std::free(p); }
 };
-using Buffer = std::unique_ptr<Fr[], FreeDeleter>;
+template <class F>
+using Buffer = std::unique_ptr<F[], FreeDeleter>;
 
-Buffer allocate(std::size_t n) {
-  const std::size_t bytes = ((n * sizeof(Fr) + 63) / 64) * 64;
+template <class F>
+Buffer<F> allocate(std::size_t n) {
+  const std::size_t bytes = ((n * sizeof(F) + 63) / 64) * 64;
   void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
   if (p == nullptr) throw std::bad_alloc();
-  return Buffer(static_cast<Fr*>(p));
+  return Buffer<F>(static_cast<F*>(p));
 }
 
 }  // namespace
 
 namespace detail {
+template <class F>
 struct TwiddleTable {
   std::once_flag once;
-  Buffer table;
+  Buffer<F> table;
 };
 }  // namespace detail
 
 // ------------------------------------------------------------------------------------------
 // Domain
 
-Domain::Domain(int lg, uint64_t generator) : lg_(lg) {
+template <class F>
+DomainOf<F>::DomainOf(int lg, uint64_t generator) : lg_(lg) {
   if (lg < 1 || lg > kMaxLg)
-    throw std::invalid_argument("pp::Domain: lg must be in [1, 32], got " + std::to_string(lg));
-  generator_ = Fr::from_u64(generator);
-  Limbs<4> e = limbs::sub_small(FrParams::modulus, 1);
+    throw std::invalid_argument("pp::Domain: lg must be in [1, " + std::to_string(kMaxLg) + "], got " +
+                                std::to_string(lg));
+  generator_ = F::from_u64(generator);
+  Limbs<F::Params::N> e = limbs::sub_small(F::Params::modulus, 1);
   for (int i = 0; i < lg; ++i) e = limbs::shr1(e);
   omega_ = generator_.pow(e);
   // omega^(2^(lg-1)) == -1 makes the order exactly 2^lg; it fails iff g is a square (or 0).
-  Fr x = omega_;
+  F x = omega_;
   for (int i = 0; i < lg - 1; ++i) x = x.sqr();
-  if (x != -Fr::one() || !x.sqr().is_one())
+  if (x != -F::one() || !x.sqr().is_one())
     throw std::invalid_argument("pp::Domain: generator " + std::to_string(generator) +
                                 " is not a quadratic non-residue of Fr");
   omega_inv_ = omega_.inverse();
-  size_inv_ = Fr::from_u64(uint64_t(1) << lg).inverse();
+  size_inv_ = F::from_u64(uint64_t(1) << lg).inverse();
   generator_inv_ = generator_.inverse();
-  twiddles_ = std::make_shared<detail::TwiddleTable>();
+  twiddles_ = std::make_shared<detail::TwiddleTable<F>>();
 }
 
-Domain Domain::at_least(std::size_t n, uint64_t generator) {
+template <class F>
+DomainOf<F> DomainOf<F>::at_least(std::size_t n, uint64_t generator) {
   int lg = 1;
   while (lg <= kMaxLg && (std::size_t(1) << lg) < n) ++lg;
-  return Domain(lg, generator);
+  return DomainOf(lg, generator);
 }
 
-Fr Domain::vanishing_on_coset() const {
-  Fr x = generator_;
+template <class F>
+F DomainOf<F>::vanishing_on_coset() const {
+  F x = generator_;
   for (int i = 0; i < lg_; ++i) x = x.sqr();
-  return x - Fr::one();
+  return x - F::one();
 }
 
 // ------------------------------------------------------------------------------------------
 // Test hooks
 //
-// The butterflies' arithmetic is Fr's own (no kernels of their own), so these hooks switch the
+// The butterflies' arithmetic is the field's own (no kernels of their own), so these hooks switch the
 // field's host path, process-wide (see pp::field_allow_asm).
 
 namespace detail {
@@ -127,14 +135,15 @@ namespace {
 
 // T[2^j + i] = T[i]·omega^(n/2^(j+2)): each doubling reads the finished prefix, so the table
 // costs n/2 multiplications, all on contiguous memory.
-void fill_twiddles(Fr* t, std::size_t half, const Fr& omega, int lg) {
-  t[0] = Fr::one();
+template <class F>
+void fill_twiddles(F* t, std::size_t half, const F& omega, int lg) {
+  t[0] = F::one();
   for (int j = 0; (std::size_t(1) << j) < half; ++j) {
     const std::size_t m = std::size_t(1) << j;
-    Fr rho = omega;
+    F rho = omega;
     for (int s = 0; s < lg - j - 2; ++s) rho = rho.sqr();
-    Fr* dst = t + m;
-    const Fr* src = t;
+    F* dst = t + m;
+    const F* src = t;
     if (m < 4096) {
       for (std::size_t i = 0; i < m; ++i) dst[i] = src[i] * rho;
       continue;
@@ -152,11 +161,12 @@ void fill_twiddles(Fr* t, std::size_t half, const Fr& omega, int lg) {
 
 }  // namespace
 
-std::span<const Fr> Domain::twiddles() const {
+template <class F>
+std::span<const F> DomainOf<F>::twiddles() const {
   const std::size_t half = size() / 2;
-  detail::TwiddleTable& tt = *twiddles_;
+  detail::TwiddleTable<F>& tt = *twiddles_;
   std::call_once(tt.once, [&] {
-    Buffer t = allocate(half);
+    Buffer<F> t = allocate<F>(half);
     fill_twiddles(t.get(), half, omega_, lg_);
     tt.table = std::move(t);
   });
@@ -170,11 +180,12 @@ namespace {
 
 // Twiddle of butterfly block b for omega (forward) or omega^-1 (inverse). Null for block 0,
 // whose twiddle is 1 (callers skip the multiplication); `neg` says the twiddle is -*result.
+template <class F>
 struct Twiddles {
-  const Fr* table;
+  const F* table;
   bool inverse;
 
-  PP_INLINE const Fr* get(std::size_t b, bool& neg) const {
+  PP_INLINE const F* get(std::size_t b, bool& neg) const {
     if (b == 0) {
       neg = false;
       return nullptr;
@@ -192,16 +203,16 @@ struct Twiddles {
 // Butterflies (x[k], y[k]) for k < len with twiddle t: CT (kCT) -> (x + t·y, x - t·y), GS ->
 // (x + y, (x - y)·t); t = -t when kNeg. The sign is a template parameter so that the loop has no
 // branch in it.
-template <bool kCT, bool kNeg>
-void twiddled_run(Fr* x, Fr* y, std::size_t len, const Fr t) {
+template <bool kCT, bool kNeg, class F>
+void twiddled_run(F* x, F* y, std::size_t len, const F t) {
   for (std::size_t k = 0; k < len; ++k) {
-    const Fr u = x[k];
+    const F u = x[k];
     if constexpr (kCT) {
-      const Fr v = y[k] * t;
+      const F v = y[k] * t;
       x[k] = kNeg ? u - v : u + v;
       y[k] = kNeg ? u + v : u - v;
     } else {
-      const Fr v = y[k];
+      const F v = y[k];
       x[k] = u + v;
       y[k] = kNeg ? (v - u) * t : (u - v) * t;
     }
@@ -210,11 +221,11 @@ void twiddled_run(Fr* x, Fr* y, std::size_t len, const Fr t) {
 
 // CT or GS butterflies as above; t = 1 when w is null (the two are then the same: (x + y,
 // x - y)), -*w when neg.
-template <bool kCT>
-void butterfly_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
+template <bool kCT, class F>
+void butterfly_run(F* x, F* y, std::size_t len, const F* w, bool neg) {
   if (w == nullptr) {
     for (std::size_t k = 0; k < len; ++k) {
-      const Fr u = x[k], v = y[k];
+      const F u = x[k], v = y[k];
       x[k] = u + v;
       y[k] = u - v;
     }
@@ -228,16 +239,16 @@ void butterfly_run(Fr* x, Fr* y, std::size_t len, const Fr* w, bool neg) {
 // A buffer of 2^k units (a unit is `unit` consecutive elements) that is block `bbase` of
 // global level L0; runs global levels L0 .. L0+k-1, whose blocks inside the buffer are
 // numbered bbase·2^i + j at local level i: CT from the first level down, GS from the last up.
-template <bool kCT>
-void levels(Fr* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles& tw) {
+template <bool kCT, class F>
+void levels(F* buf, int k, std::size_t unit, std::size_t bbase, const Twiddles<F>& tw) {
   for (int step = 0; step < k; ++step) {
     const int i = kCT ? step : k - 1 - step;
     const std::size_t half = unit << (k - 1 - i);
     const std::size_t nb = std::size_t(1) << i;
     for (std::size_t j = 0; j < nb; ++j) {
       bool neg;
-      const Fr* w = tw.get((bbase << i) + j, neg);
-      Fr* x = buf + 2 * half * j;
+      const F* w = tw.get((bbase << i) + j, neg);
+      F* x = buf + 2 * half * j;
       butterfly_run<kCT>(x, x + half, half, w, neg);
     }
   }
@@ -277,24 +288,25 @@ Plan make_plan(int lg) {
 //   natural:      idx = r·C + c                    -> K·(base^C)^r     · base^c
 //   bit-reversed: idx = rev(c)·R + rev(r)           -> K·base^rev(r)   · (base^R)^rev(c)
 // so the tables cost R + C elements instead of n.
+template <class F>
 struct Scale {
   enum class Kind { none, constant, powers } kind = Kind::none;
-  Fr k{};
-  std::vector<Fr> rowf, colf;
+  F k{};
+  std::vector<F> rowf, colf;
 
-  static Scale constant(const Fr& k) {
+  static Scale constant(const F& k) {
     Scale s;
     s.kind = Kind::constant;
     s.k = k;
     return s;
   }
-  static Scale powers(const Plan& p, const Fr& k, const Fr& base, Order order) {
+  static Scale powers(const Plan& p, const F& k, const F& base, Order order) {
     Scale s;
     s.kind = Kind::powers;
     s.rowf.resize(p.rows);
     s.colf.resize(p.cols);
-    auto power_table = [](std::vector<Fr>& out, const Fr& x) {
-      Fr cur = Fr::one();
+    auto power_table = [](std::vector<F>& out, const F& x) {
+      F cur = F::one();
       for (auto& v : out) {
         v = cur;
         cur *= x;
@@ -305,7 +317,7 @@ struct Scale {
       power_table(s.rowf, base.pow_u64(p.cols));
       for (auto& v : s.rowf) v *= k;
     } else {
-      std::vector<Fr> pr(p.rows), pc(p.cols);
+      std::vector<F> pr(p.rows), pc(p.cols);
       power_table(pr, base);
       power_table(pc, base.pow_u64(p.rows));
       for (std::size_t r = 0; r < p.rows; ++r) s.rowf[r] = k * pr[bit_rev(r, p.lg_r)];
@@ -315,12 +327,12 @@ struct Scale {
   }
 
   // Scales len elements of row r starting at column c0.
-  void apply(Fr* x, std::size_t r, std::size_t c0, std::size_t len) const {
+  void apply(F* x, std::size_t r, std::size_t c0, std::size_t len) const {
     if (kind == Kind::constant) {
       for (std::size_t i = 0; i < len; ++i) x[i] = x[i] * k;
     } else if (kind == Kind::powers) {
-      const Fr f = rowf[r];
-      const Fr* cf = colf.data() + c0;
+      const F f = rowf[r];
+      const F* cf = colf.data() + c0;
       for (std::size_t i = 0; i < len; ++i) x[i] = x[i] * (f * cf[i]);
     }
   }
@@ -330,22 +342,22 @@ struct Scale {
 // The two blocked algorithms
 
 // Column phase: tiles of W columns x R rows, levels 0 .. lg_r-1 (CT) or lg_r-1 .. 0 (GS).
-template <bool kCT>
-void column_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
+template <bool kCT, class F>
+void column_phase(F* a, const Plan& p, const Twiddles<F>& tw, const Scale<F>& pre, const Scale<F>& post) {
   const std::size_t w = p.tile_w, rows = p.rows, cols = p.cols;
-  tbb::enumerable_thread_specific<Buffer> scratch([&] { return allocate(rows * w); });
+  tbb::enumerable_thread_specific<Buffer<F>> scratch([&] { return allocate<F>(rows * w); });
   tbb::parallel_for(std::size_t(0), cols / w, [&](std::size_t tile) {
-    Fr* s = scratch.local().get();
+    F* s = scratch.local().get();
     const std::size_t c0 = tile * w;
     for (std::size_t r = 0; r < rows; ++r) {
-      const Fr* src = a + r * cols + c0;
-      Fr* dst = s + r * w;
+      const F* src = a + r * cols + c0;
+      F* dst = s + r * w;
       std::copy(src, src + w, dst);
       pre.apply(dst, r, c0, w);
     }
     levels<kCT>(s, p.lg_r, w, 0, tw);
     for (std::size_t r = 0; r < rows; ++r) {
-      Fr* src = s + r * w;
+      F* src = s + r * w;
       post.apply(src, r, c0, w);
       std::copy(src, src + w, a + r * cols + c0);
     }
@@ -353,10 +365,10 @@ void column_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, co
 }
 
 // Row phase: each row of C elements is block r of level lg_r; levels lg_r .. lg-1.
-template <bool kCT>
-void row_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
+template <bool kCT, class F>
+void row_phase(F* a, const Plan& p, const Twiddles<F>& tw, const Scale<F>& pre, const Scale<F>& post) {
   auto one_row = [&](std::size_t r) {
-    Fr* x = a + r * p.cols;
+    F* x = a + r * p.cols;
     pre.apply(x, r, 0, p.cols);
     levels<kCT>(x, p.lg_c, 1, r, tw);
     post.apply(x, r, 0, p.cols);
@@ -368,12 +380,11 @@ void row_phase(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const
   }
 }
 
-const Scale kNoScale{};
-
 // kCT: natural -> bit-reversed; pre-scaling sees natural order, post-scaling bit-reversed.
 // GS:  bit-reversed -> natural; pre-scaling sees bit-reversed order, post-scaling natural.
-template <bool kCT>
-void run(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale& post) {
+template <bool kCT, class F>
+void run(F* a, const Plan& p, const Twiddles<F>& tw, const Scale<F>& pre, const Scale<F>& post) {
+  const Scale<F> kNoScale{};
   if (p.rows == 1) {
     row_phase<kCT>(a, p, tw, pre, post);
   } else if (kCT) {
@@ -385,54 +396,44 @@ void run(Fr* a, const Plan& p, const Twiddles& tw, const Scale& pre, const Scale
   }
 }
 
-void transform(std::span<Fr> a, const Domain& d, Order in, Order out, bool inverse, bool coset) {
+template <class F>
+void bit_reverse(std::span<F> a);
+
+template <class F>
+void transform(std::span<F> a, const DomainOf<F>& d, Order in, Order out, bool inverse, bool coset) {
   if (a.size() != d.size())
     throw std::invalid_argument("pp::ntt: array of " + std::to_string(a.size()) +
                                 " elements for a domain of " + std::to_string(d.size()));
   const Plan p = make_plan(d.lg());
-  const Twiddles tw{d.twiddles().data(), inverse};
+  const Twiddles<F> tw{d.twiddles().data(), inverse};
   // GS only for bit_reversed -> natural; every other combination is CT, with one permutation
   // before (bit_reversed input) or after (natural output).
   const bool gs = in == Order::bit_reversed && out == Order::natural;
   const Order before = gs ? Order::bit_reversed : Order::natural;
   const Order after = gs ? Order::natural : Order::bit_reversed;
 
-  Scale pre, post;
+  Scale<F> pre, post;
   if (inverse) {
-    post = coset ? Scale::powers(p, d.size_inv(), d.generator_inv(), after)
-                 : Scale::constant(d.size_inv());
+    post = coset ? Scale<F>::powers(p, d.size_inv(), d.generator_inv(), after)
+                 : Scale<F>::constant(d.size_inv());
   } else if (coset) {
-    pre = Scale::powers(p, Fr::one(), d.generator(), before);
+    pre = Scale<F>::powers(p, F::one(), d.generator(), before);
   }
 
-  if (!gs && in == Order::bit_reversed) bit_reverse_permute(a);
+  if (!gs && in == Order::bit_reversed) bit_reverse(a);
   if (gs) {
     run<false>(a.data(), p, tw, pre, post);
   } else {
     run<true>(a.data(), p, tw, pre, post);
   }
-  if (!gs && out == Order::natural) bit_reverse_permute(a);
-}
-
-}  // namespace
-
-void ntt(std::span<Fr> a, const Domain& d, Order in, Order out) {
-  transform(a, d, in, out, /*inverse=*/false, /*coset=*/false);
-}
-void intt(std::span<Fr> a, const Domain& d, Order in, Order out) {
-  transform(a, d, in, out, /*inverse=*/true, /*coset=*/false);
-}
-void coset_ntt(std::span<Fr> a, const Domain& d, Order in, Order out) {
-  transform(a, d, in, out, /*inverse=*/false, /*coset=*/true);
-}
-void coset_intt(std::span<Fr> a, const Domain& d, Order in, Order out) {
-  transform(a, d, in, out, /*inverse=*/true, /*coset=*/true);
+  if (!gs && out == Order::natural) bit_reverse(a);
 }
 
 // ------------------------------------------------------------------------------------------
 // Bit reversal
 
-void bit_reverse_permute(std::span<Fr> a) {
+template <class F>
+void bit_reverse(std::span<F> a) {
   const std::size_t n = a.size();
   if (!std::has_single_bit(n))
     throw std::invalid_argument("pp::bit_reverse_permute: size " + std::to_string(n) +
@@ -453,23 +454,23 @@ void bit_reverse_permute(std::span<Fr> a) {
   constexpr std::size_t B = std::size_t(1) << kB;
   const int mid_bits = lg - 2 * kB;
   const std::size_t stride = n >> kB;  // distance between consecutive hi values
-  Fr* base = a.data();
+  F* base = a.data();
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, std::size_t(1) << mid_bits, 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
-        Fr tx[B * B], ty[B * B];
+        F tx[B * B], ty[B * B];
         std::size_t rev_b[B];
         for (std::size_t i = 0; i < B; ++i) rev_b[i] = bit_rev(i, kB);
         for (std::size_t mid = range.begin(); mid != range.end(); ++mid) {
           const std::size_t mid_r = bit_rev(mid, mid_bits);
           if (mid_r < mid) continue;
-          Fr* x = base + mid * B;
-          Fr* y = base + mid_r * B;
+          F* x = base + mid * B;
+          F* y = base + mid_r * B;
           for (std::size_t h = 0; h < B; ++h) std::copy(x + h * stride, x + h * stride + B, tx + h * B);
           if (mid_r != mid)
             for (std::size_t h = 0; h < B; ++h) std::copy(y + h * stride, y + h * stride + B, ty + h * B);
-          const Fr* from_x = tx;
-          const Fr* from_y = mid_r != mid ? ty : tx;
+          const F* from_x = tx;
+          const F* from_y = mid_r != mid ? ty : tx;
           for (std::size_t h = 0; h < B; ++h)
             for (std::size_t l = 0; l < B; ++l) {
               x[h * stride + l] = from_y[rev_b[l] * B + rev_b[h]];
@@ -478,5 +479,38 @@ void bit_reverse_permute(std::span<Fr> a) {
         }
       });
 }
+
+}  // namespace
+
+template <class F>
+void ntt(FieldSpan<F> a, const DomainOf<F>& d, Order in, Order out) {
+  transform<F>(a, d, in, out, /*inverse=*/false, /*coset=*/false);
+}
+template <class F>
+void intt(FieldSpan<F> a, const DomainOf<F>& d, Order in, Order out) {
+  transform<F>(a, d, in, out, /*inverse=*/true, /*coset=*/false);
+}
+template <class F>
+void coset_ntt(FieldSpan<F> a, const DomainOf<F>& d, Order in, Order out) {
+  transform<F>(a, d, in, out, /*inverse=*/false, /*coset=*/true);
+}
+template <class F>
+void coset_intt(FieldSpan<F> a, const DomainOf<F>& d, Order in, Order out) {
+  transform<F>(a, d, in, out, /*inverse=*/true, /*coset=*/true);
+}
+
+void bit_reverse_permute(std::span<Fr> a) { bit_reverse(a); }
+void bit_reverse_permute(std::span<bn254::Fr> a) { bit_reverse(a); }
+
+template class DomainOf<Fr>;
+template class DomainOf<bn254::Fr>;
+#define PP_NTT_DEFINE(F)                                                       \
+  template void ntt<F>(FieldSpan<F>, const DomainOf<F>&, Order, Order);        \
+  template void intt<F>(FieldSpan<F>, const DomainOf<F>&, Order, Order);       \
+  template void coset_ntt<F>(FieldSpan<F>, const DomainOf<F>&, Order, Order);  \
+  template void coset_intt<F>(FieldSpan<F>, const DomainOf<F>&, Order, Order);
+PP_NTT_DEFINE(Fr)
+PP_NTT_DEFINE(bn254::Fr)
+#undef PP_NTT_DEFINE
 
 }  // namespace pp
