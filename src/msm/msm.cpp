@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// CPU multi-scalar multiplication (signed-digit Pippenger over XYZZ buckets) and bitmap batch addition.
+// CPU multi-scalar multiplication (signed-digit Pippenger over XYZZ buckets) and bitmap batch addition,
+// one source for BLS12-381's and BN254's G1 and G2 (instantiated at the end).
 #include "proofpipe/msm/msm.hpp"
 
 #include "proofpipe/msm/digits.hpp"
@@ -31,8 +32,27 @@ namespace {
 using msm_digits::mul_small;
 constexpr int kMaxWindow = 20;
 
+// The prime field under C's coordinates: Fp for G1, the Fp of Fp2 for G2. Montgomery's trick runs
+// in it for both groups (see diff_key).
+template <class F>
+struct PrimeOf {
+  using type = F;
+};
+template <class F>
+  requires requires { typename F::Base; }
+struct PrimeOf<F> {
+  using type = typename F::Base;
+};
+template <class C>
+using KeyField = typename PrimeOf<typename C::Field>::type;
+template <class C>
+constexpr bool kIsG2 = !std::is_same_v<typename C::Field, KeyField<C>>;
+// The vector kernels (msm/simd.hpp) are BLS12-381's.
+template <class C>
+constexpr bool kHasSimd = std::is_same_v<C, G1Curve> || std::is_same_v<C, G2Curve>;
+
 // The GLV split doubles the points (P_i, then φ(P_i) at n + i) and halves the scalars.
-constexpr int kHalfBits = 128;  // glv::split's k1, k2 < 2^128
+constexpr int kHalfBits = 128;  // glv::split_scalar's k1, k2 < 2^128 (either curve)
 constexpr int glv_windows(int c) { return kHalfBits / c + 1; }  // as num_windows, for 128 bits
 
 // Calls f(i, part, j) for every point of the parts' concatenation, i = the point's index in it
@@ -51,8 +71,9 @@ void for_each_point(std::span<const MsmPart<C>> parts, std::size_t n, const F& f
 
 // Signed digits of every half scalar, window-major (digits[w*2n + j]) so that the bucket pass
 // over one window streams through memory: column i holds k1 (for P_i), column n + i holds k2
-// (for φ(P_i)), i counting through the parts' concatenation. A point at infinity gets all-zero
-// digits: it contributes nothing and would only cost a bucket visit.
+// (for φ(P_i)), i counting through the parts' concatenation; a negative half (BN254's split)
+// negates its column's digits. A point at infinity gets all-zero digits: it contributes nothing
+// and would only cost a bucket visit.
 template <class C>
 std::vector<int32_t> signed_digits(std::span<const MsmPart<C>> parts, std::size_t n, int c, int nw) {
   const std::size_t m = 2 * n;
@@ -62,11 +83,15 @@ std::vector<int32_t> signed_digits(std::span<const MsmPart<C>> parts, std::size_
       for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + i] = digits[std::size_t(w) * m + n + i] = 0;
       return;
     }
-    uint64_t k[4], k1[4], k2[4];
+    uint64_t k[4];
     part.scalars[j].to_canonical(k);
-    glv::split(k, k1, k2);
-    msm_digits::signed_digits(k1, c, nw, digits.data() + i, m);
-    msm_digits::signed_digits(k2, c, nw, digits.data() + n + i, m);
+    const glv::Split s = glv::split_scalar<C>(k);
+    msm_digits::signed_digits(s.k1, c, nw, digits.data() + i, m);
+    msm_digits::signed_digits(s.k2, c, nw, digits.data() + n + i, m);
+    if (s.neg1)
+      for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + i] = -digits[std::size_t(w) * m + i];
+    if (s.neg2)
+      for (int w = 0; w < nw; ++w) digits[std::size_t(w) * m + n + i] = -digits[std::size_t(w) * m + n + i];
   });
   return digits;
 }
@@ -109,10 +134,14 @@ const Affine<C>& point_at(std::span<const PointRun<C>> runs, std::size_t i) {
 
 // The products of the affine additions: Fp's inline (one kernel call each), Fp2's out of line
 // (three calls and five additions each; inlined, the addition loop spills heavily).
-PP_INLINE void fmul(Fp& r, const Fp& a, const Fp& b) { mul_into(r, a, b); }
-PP_INLINE void fsqr(Fp& r, const Fp& a) { sqr_into(r, a); }
-__attribute__((noinline)) void fmul(Fp2& r, const Fp2& a, const Fp2& b) { mul_into(r, a, b); }
-__attribute__((noinline)) void fsqr(Fp2& r, const Fp2& a) { sqr_into(r, a); }
+template <class P>
+PP_INLINE void fmul(Field<P>& r, const Field<P>& a, const Field<P>& b) { mul_into(r, a, b); }
+template <class P>
+PP_INLINE void fsqr(Field<P>& r, const Field<P>& a) { sqr_into(r, a); }
+template <class F, int X>
+__attribute__((noinline)) void fmul(Fp2Of<F, X>& r, const Fp2Of<F, X>& a, const Fp2Of<F, X>& b) { mul_into(r, a, b); }
+template <class F, int X>
+__attribute__((noinline)) void fsqr(Fp2Of<F, X>& r, const Fp2Of<F, X>& a) { sqr_into(r, a); }
 
 // Montgomery's trick runs in Fp for both groups: an Fp2 denominator d enters through its norm
 // N(d) = d0^2 + d1^2 (zero only for d = 0, since -1 is not a square in Fp) and comes back as
@@ -120,17 +149,23 @@ __attribute__((noinline)) void fsqr(Fp2& r, const Fp2& a) { sqr_into(r, a); }
 // (3 per element, one dependent chain of Fp latency) instead of Fp2 ones (9 Fp products, a
 // chain of Fp2 latency), for 4 more Fp products per element: 15 instead of 17 in all.
 // key = the Fp value to invert for the denominator x1 - x0.
-PP_INLINE void diff_key(Fp& key, const Fp& x1, const Fp& x0) { sub_into(key, x1, x0); }
-PP_INLINE void diff_key(Fp& key, const Fp2& x1, const Fp2& x0) {
-  Fp2 d;
+template <class P>
+PP_INLINE void diff_key(Field<P>& key, const Field<P>& x1, const Field<P>& x0) { sub_into(key, x1, x0); }
+template <class F, int X>
+PP_INLINE void diff_key(F& key, const Fp2Of<F, X>& x1, const Fp2Of<F, X>& x0) {
+  Fp2Of<F, X> d;
   sub_into(d, x1, x0);
   norm_into(key, d);
 }
 // lambda = dy / (x1 - x0) given ik = 1/key.
-PP_INLINE void slope(Fp& l, const Fp& dy, const Fp&, const Fp&, const Fp& ik) { fmul(l, dy, ik); }
-PP_INLINE void slope(Fp2& l, const Fp2& dy, const Fp2& x1, const Fp2& x0, const Fp& ik) {
-  Fp2 inv;
-  Fp d0, d1;
+template <class P>
+PP_INLINE void slope(Field<P>& l, const Field<P>& dy, const Field<P>&, const Field<P>&, const Field<P>& ik) {
+  fmul(l, dy, ik);
+}
+template <class F, int X>
+PP_INLINE void slope(Fp2Of<F, X>& l, const Fp2Of<F, X>& dy, const Fp2Of<F, X>& x1, const Fp2Of<F, X>& x0, const F& ik) {
+  Fp2Of<F, X> inv;
+  F d0, d1;
   sub_into(d0, x1.c0, x0.c0);
   sub_into(d1, x0.c1, x1.c1);  // conjugate: -(x1 - x0).c1
   mul_into(inv.c0, d0, ik);
@@ -317,6 +352,7 @@ XYZZ<C> window_sum_sparse(std::span<const PointRun<C>> runs, const int32_t* dig,
 template <class C>
 class AffineBuckets {
   using F = typename C::Field;
+  using Fp = KeyField<C>;
 
  public:
   // Empty buckets for a window of 2^(c-1); the scratch keeps its memory from earlier windows.
@@ -450,7 +486,8 @@ class AffineBuckets {
   void level(const std::vector<uint32_t>& buckets, bool with_acc) {
     std::size_t pairs = 0;
     for (uint32_t b : buckets) pairs += count_[b] / 2;
-    if (msm_simd::enabled()) return level_simd(buckets, with_acc, pairs);
+    if constexpr (kHasSimd<C>)
+      if (msm_simd::enabled()) return level_simd(buckets, with_acc, pairs);
     den_.resize(pairs);
     pre_.resize(pairs);
     at_.resize(pairs);
@@ -475,7 +512,11 @@ class AffineBuckets {
     }
     // Backward: pre_[t] becomes 1/den_[t] (2M each).
     if (pairs) {
-      Fp inv = msm_inverse::inverse_vartime(acc);
+      Fp inv;
+      if constexpr (std::is_same_v<Fp, pp::Fp>)
+        inv = msm_inverse::inverse_vartime(acc);
+      else
+        inv = acc.inverse();  // BN254: Fermat, once per level
       for (std::size_t u = pairs; u-- > 0;) {
         mul_into(pre_[u], pre_[u], inv);
         mul_into(inv, inv, den_[u]);
@@ -528,6 +569,7 @@ class AffineBuckets {
   // The same level with the vector unit (msm/simd.hpp): the equal-x pairs here, the keys, the
   // inversions and the additions eight pairs at a time there.
   void level_simd(const std::vector<uint32_t>& buckets, bool with_acc, std::size_t pairs) {
+    static_assert(kHasSimd<C>);
     constexpr bool g1 = std::is_same_v<C, G1Curve>;
     in_.resize(pairs);
     out_.resize(pairs);
@@ -705,7 +747,7 @@ int msm_default_window_g2(std::size_t n) {
 }
 
 template <class C>
-Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options) {
+Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const ScalarOf<C>> scalars, const MsmOptions& options) {
   if (points.size() != scalars.size())
     throw std::invalid_argument("msm: " + std::to_string(points.size()) + " points but " +
                                 std::to_string(scalars.size()) + " scalars");
@@ -730,7 +772,7 @@ Jacobian<C> msm_sum(std::span<const MsmPart<C>> all_parts, const MsmOptions& opt
                                 ", got " + std::to_string(options.window_bits));
   if (total == 0) return Jacobian<C>::infinity();
   const int c = options.window_bits                   ? options.window_bits
-                : std::is_same_v<C, G2Curve> ? msm_default_window_g2(total)
+                : kIsG2<C>                    ? msm_default_window_g2(total)
                                              : msm_default_window(total);
   // GLV: sum_i k_i·P_i = sum_i k1_i·P_i + k2_i·φ(P_i), an MSM over twice the points with
   // 128-bit scalars: as many bucket additions, half the windows (bucket reductions).
@@ -801,7 +843,7 @@ Jacobian<C> batch_add(std::span<const Affine<C>> points, std::span<const uint64_
 }
 
 template <class C>
-Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> scalars) {
+Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const ScalarOf<C>> scalars) {
   if (points.size() != scalars.size())
     throw std::invalid_argument("msm_naive: " + std::to_string(points.size()) + " points but " +
                                 std::to_string(scalars.size()) + " scalars");
@@ -814,13 +856,15 @@ Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> sca
       [](const Jacobian<C>& a, const Jacobian<C>& b) { return a + b; });
 }
 
-template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
-template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
-template Jacobian<G1Curve> msm_sum(std::span<const MsmPart<G1Curve>>, const MsmOptions&);
-template Jacobian<G2Curve> msm_sum(std::span<const MsmPart<G2Curve>>, const MsmOptions&);
-template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
-template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
-template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);
-template Jacobian<G2Curve> msm_naive(std::span<const G2Affine>, std::span<const Fr>);
+#define PP_MSM_DEFINE(C)                                                                               \
+  template Jacobian<C> msm(std::span<const Affine<C>>, std::span<const ScalarOf<C>>, const MsmOptions&); \
+  template Jacobian<C> msm_sum(std::span<const MsmPart<C>>, const MsmOptions&);                        \
+  template Jacobian<C> batch_add(std::span<const Affine<C>>, std::span<const uint64_t>);               \
+  template Jacobian<C> msm_naive(std::span<const Affine<C>>, std::span<const ScalarOf<C>>);
+PP_MSM_DEFINE(G1Curve)
+PP_MSM_DEFINE(G2Curve)
+PP_MSM_DEFINE(bn254::G1Curve)
+PP_MSM_DEFINE(bn254::G2Curve)
+#undef PP_MSM_DEFINE
 
 }  // namespace pp

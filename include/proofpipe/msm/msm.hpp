@@ -7,8 +7,13 @@
 #include <span>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp {
+
+// The scalar field of curve C's group (BLS12-381's Fr or BN254's).
+template <class C>
+using ScalarOf = typename C::Scalar;
 
 struct MsmOptions {
   // Window width c in bits, 1..20 (signed digits: 2^(c-1) buckets per window); 0 chooses
@@ -16,25 +21,25 @@ struct MsmOptions {
   int window_bits = 0;
 };
 
-// The window width that msm() uses for n G1 points when MsmOptions::window_bits is 0: a table
+// The window width that msm() uses for n G1 points (either curve) when MsmOptions::window_bits is 0: a table
 // tuned on G1, from 2 (n < 4) through 13 (2^16..2^18) to 16 (n >= 786432).
 int msm_default_window(std::size_t n);
 // The same for G2 (msm() on G2 points): G1's table, except 11 from 2048 up to 12288 points.
 int msm_default_window_g2(std::size_t n);
 
-// sum_i scalars[i] · points[i]. Scalars are Fr in Montgomery form (as everywhere in the
+// sum_i scalars[i] · points[i], on BLS12-381's or BN254's G1 or G2. Scalars are the curve's Fr in Montgomery form (as everywhere in the
 // library); points may include infinity. Internally a GLV split (msm/glv.hpp) turns it into an
 // MSM over 2n points with 128-bit scalars; the window applies to those. points.size() must equal scalars.size()
 // (std::invalid_argument otherwise). Multithreaded with oneTBB: it uses the calling thread's
 // task arena, so a caller limits the threads with a tbb::task_arena.
 template <class C>
-Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, const MsmOptions& options = {});
+Jacobian<C> msm(std::span<const Affine<C>> points, std::span<const ScalarOf<C>> scalars, const MsmOptions& options = {});
 
 // One term of msm_sum: points.size() must equal scalars.size().
 template <class C>
 struct MsmPart {
   std::span<const Affine<C>> points;
-  std::span<const Fr> scalars;
+  std::span<const ScalarOf<C>> scalars;
 };
 
 // sum over the parts of msm(part.points, part.scalars), as ONE MSM over their concatenation
@@ -52,15 +57,17 @@ Jacobian<C> batch_add(std::span<const Affine<C>> points, std::span<const uint64_
 
 // The naive reference: sum of scalar_mul(points[i], scalars[i]). For tests only.
 template <class C>
-Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const Fr> scalars);
+Jacobian<C> msm_naive(std::span<const Affine<C>> points, std::span<const ScalarOf<C>> scalars);
 
-extern template Jacobian<G1Curve> msm(std::span<const G1Affine>, std::span<const Fr>, const MsmOptions&);
-extern template Jacobian<G2Curve> msm(std::span<const G2Affine>, std::span<const Fr>, const MsmOptions&);
-extern template Jacobian<G1Curve> msm_sum(std::span<const MsmPart<G1Curve>>, const MsmOptions&);
-extern template Jacobian<G2Curve> msm_sum(std::span<const MsmPart<G2Curve>>, const MsmOptions&);
-extern template Jacobian<G1Curve> batch_add(std::span<const G1Affine>, std::span<const uint64_t>);
-extern template Jacobian<G2Curve> batch_add(std::span<const G2Affine>, std::span<const uint64_t>);
-extern template Jacobian<G1Curve> msm_naive(std::span<const G1Affine>, std::span<const Fr>);
-extern template Jacobian<G2Curve> msm_naive(std::span<const G2Affine>, std::span<const Fr>);
+#define PP_MSM_DECLARE(C)                                                                                     \
+  extern template Jacobian<C> msm(std::span<const Affine<C>>, std::span<const ScalarOf<C>>, const MsmOptions&); \
+  extern template Jacobian<C> msm_sum(std::span<const MsmPart<C>>, const MsmOptions&);                        \
+  extern template Jacobian<C> batch_add(std::span<const Affine<C>>, std::span<const uint64_t>);               \
+  extern template Jacobian<C> msm_naive(std::span<const Affine<C>>, std::span<const ScalarOf<C>>);
+PP_MSM_DECLARE(G1Curve)
+PP_MSM_DECLARE(G2Curve)
+PP_MSM_DECLARE(bn254::G1Curve)
+PP_MSM_DECLARE(bn254::G2Curve)
+#undef PP_MSM_DECLARE
 
 }  // namespace pp

@@ -10,21 +10,25 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp::testdata {
 
-inline Fr random_fr(std::mt19937_64& rng) {
+// F: BLS12-381's Fr (the default) or BN254's.
+template <class F = Fr>
+F random_fr(std::mt19937_64& rng) {
   for (;;) {
-    uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << 63) - 1)};
-    Fr r;
-    if (Fr::from_canonical(r, c)) return r;
+    uint64_t c[4] = {rng(), rng(), rng(), rng() & ((uint64_t(1) << (F::BITS - 192)) - 1)};
+    F r;
+    if (F::from_canonical(r, c)) return r;
   }
 }
 
-inline std::vector<Fr> random_scalars(std::size_t n, uint64_t seed) {
+template <class F = Fr>
+std::vector<F> random_scalars(std::size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<Fr> v(n);
-  for (auto& k : v) k = random_fr(rng);
+  std::vector<F> v(n);
+  for (auto& k : v) k = random_fr<F>(rng);
   return v;
 }
 
@@ -38,6 +42,14 @@ template <>
 inline G2Affine generator<G2Curve>() {
   return g2_generator();
 }
+template <>
+inline bn254::G1Affine generator<bn254::G1Curve>() {
+  return bn254::g1_generator();
+}
+template <>
+inline bn254::G2Affine generator<bn254::G2Curve>() {
+  return bn254::g2_generator();
+}
 
 // Distinct subgroup points without one scalar multiplication each: a random walk over a few
 // random multiples of the generator, with occasional doublings, normalised together.
@@ -45,7 +57,7 @@ template <class C>
 std::vector<Affine<C>> random_points(std::size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   Jacobian<C> steps[4];
-  for (auto& s : steps) s = scalar_mul(generator<C>(), random_fr(rng));
+  for (auto& s : steps) s = scalar_mul(generator<C>(), random_fr<typename C::Scalar>(rng));
   std::vector<Jacobian<C>> jac(n);
   Jacobian<C> acc = steps[0];
   for (std::size_t i = 0; i < n; ++i) {
