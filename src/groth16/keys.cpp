@@ -11,7 +11,7 @@ namespace pp {
 
 static_assert(Proof::kBytes == 2 * kG1CompressedBytes + kG2CompressedBytes);
 
-std::array<uint8_t, Proof::kBytes> Proof::to_bytes() const {
+std::array<uint8_t, Proof::kBytes> ProofOf<Bls12_381>::to_bytes() const {
   std::array<uint8_t, kBytes> out{};
   encode_g1_compressed(out.data(), a);
   encode_g2_compressed(out.data() + kG1CompressedBytes, b);
@@ -39,7 +39,7 @@ P decode_part(std::span<const uint8_t> in, const char* element, Decode decode) {
 
 }  // namespace
 
-Proof Proof::from_bytes(std::span<const uint8_t, kBytes> bytes) {
+Proof ProofOf<Bls12_381>::from_bytes(std::span<const uint8_t, kBytes> bytes) {
   // Fixed-size slices: a 48/96-byte input only decodes as a compressed point, so an uncompressed
   // flag is reported as bad flags instead of being read differently.
   const std::span<const uint8_t> all(bytes);

@@ -27,17 +27,21 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-Fr random_scalar(std::mt19937_64& rng) {
+// Uniform below r by rejection from 256 - (the bits r lacks) random bits: BLS12-381's draws are
+// those of every earlier version (one bit dropped).
+template <class F>
+F random_scalar(std::mt19937_64& rng) {
   for (;;) {
-    uint64_t c[4] = {rng(), rng(), rng(), rng() >> 1};
-    Fr x;
-    if (Fr::from_canonical(x, c)) return x;
+    uint64_t c[4] = {rng(), rng(), rng(), rng() >> (256 - F::BITS)};
+    F x;
+    if (F::from_canonical(x, c)) return x;
   }
 }
 
 // How many scalars are neither 0 nor 1.
-std::size_t count_other(std::span<const Fr> scalars) {
-  const Fr one = Fr::one();
+template <class F>
+std::size_t count_other(std::span<const F> scalars) {
+  const F one = F::one();
   return tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, scalars.size(), 1 << 14), std::size_t(0),
       [&](const tbb::blocked_range<std::size_t>& r, std::size_t count) {
@@ -57,12 +61,13 @@ bool pippenger_whole(std::size_t other, std::size_t n) { return 2 * other > n; }
 // the rest go through Pippenger. Most PoRep aux values are bits, so this halves the work.
 // `other` is count_other(scalars), counted once by the caller for vectors used twice.
 template <class C>
-Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> scalars, std::size_t other) {
-  const Fr one = Fr::one();
+Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const ScalarOf<C>> scalars, std::size_t other) {
+  using F = ScalarOf<C>;
+  const F one = F::one();
   if (pippenger_whole(other, scalars.size())) return msm<C>(points, scalars);
   std::vector<uint64_t> ones((points.size() + 63) / 64, 0);
   std::vector<Affine<C>> tail_points;
-  std::vector<Fr> tail_scalars;
+  std::vector<F> tail_scalars;
   tail_points.reserve(other);
   tail_scalars.reserve(other);
   for (std::size_t i = 0; i < scalars.size(); ++i) {
@@ -75,21 +80,22 @@ Jacobian<C> split_msm(std::span<const Affine<C>> points, std::span<const Fr> sca
     }
   }
   Jacobian<C> sum = batch_add<C>(points, ones);
-  if (!tail_points.empty()) sum += msm<C>(std::span<const Affine<C>>(tail_points), std::span<const Fr>(tail_scalars));
+  if (!tail_points.empty()) sum += msm<C>(std::span<const Affine<C>>(tail_points), std::span<const F>(tail_scalars));
   return sum;
 }
 
 
 // bellman: coefficients of h = (a·b - c)/Z, computed on the coset g·<omega> where Z is the
 // constant g^n - 1; n - 1 of them are used.
-void h_scalars_bellman(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c, const Domain& domain) {
+template <class F>
+void h_scalars_bellman(std::vector<F>& a, std::vector<F>& b, std::vector<F>& c, const DomainOf<F>& domain) {
   // The bit-reversed middle order saves the permutation passes between the transforms.
-  auto to_coset = [&](std::vector<Fr>& v) {
+  auto to_coset = [&](std::vector<F>& v) {
     intt(v, domain, Order::natural, Order::bit_reversed);
     coset_ntt(v, domain, Order::bit_reversed, Order::natural);
   };
   tbb::parallel_invoke([&] { to_coset(a); }, [&] { to_coset(b); }, [&] { to_coset(c); });
-  const Fr z_inv = domain.vanishing_on_coset().inverse();
+  const F z_inv = domain.vanishing_on_coset().inverse();
   const std::size_t n = domain.size();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
@@ -100,21 +106,22 @@ void h_scalars_bellman(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& 
 // snarkjs: the values of a·b - c at the odd points nu·omega^j of the 2n-point domain (nu the
 // 2n-th root from the same generator), where the H points are the matching Lagrange points.
 // All n are used.
-void h_scalars_snarkjs(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c, const Domain& domain,
+template <class F>
+void h_scalars_snarkjs(std::vector<F>& a, std::vector<F>& b, std::vector<F>& c, const DomainOf<F>& domain,
                        uint64_t generator) {
   const std::size_t n = domain.size();
-  const Fr nu = Domain(domain.lg() + 1, generator).omega();
+  const F nu = DomainOf<F>(domain.lg() + 1, generator).omega();
   // nu^i, stored in bit-reversed order to scale the bit-reversed coefficients in place.
-  std::vector<Fr> nu_pow(n);
+  std::vector<F> nu_pow(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
-    Fr x = nu.pow(Limbs<1>{{uint64_t(r.begin())}});
+    F x = nu.pow(Limbs<1>{{uint64_t(r.begin())}});
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       nu_pow[i] = x;
       x *= nu;
     }
   });
   bit_reverse_permute(nu_pow);
-  auto to_odd_points = [&](std::vector<Fr>& v) {
+  auto to_odd_points = [&](std::vector<F>& v) {
     intt(v, domain, Order::natural, Order::bit_reversed);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
       for (std::size_t i = r.begin(); i != r.end(); ++i) v[i] *= nu_pow[i];
@@ -131,12 +138,13 @@ std::string partition_name(std::size_t part) { return "partition " + std::to_str
 
 }  // namespace
 
-Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
+template <class F>
+WitnessOf<CurveOf<F>> witness_from_assignment(const R1csOf<F>& r1cs, std::type_identity_t<std::span<const F>> z) {
   if (z.size() != r1cs.num_variables())
     throw WitnessError("assignment has " + std::to_string(z.size()) + " values, the circuit has " +
                                 std::to_string(r1cs.num_variables()) + " variables");
   if (!z[0].is_one()) throw WitnessError("assignment: z[0] must be 1");
-  Evaluations ev = evaluate(r1cs, z);
+  EvaluationsOf<F> ev = evaluate(r1cs, z);
   const std::size_t m0 = r1cs.num_constraints();
   for (std::size_t k = 0; k < m0; ++k)
     if (ev.a[k] * ev.b[k] != ev.c[k])
@@ -144,26 +152,30 @@ Witness witness_from_assignment(const R1cs& r1cs, std::span<const Fr> z) {
   // bellman's input constraints input_i · 0 = 0: a = z_i, b = c = 0.
   for (std::size_t i = 0; i < r1cs.num_inputs; ++i) {
     ev.a.push_back(z[i]);
-    ev.b.push_back(Fr::zero());
-    ev.c.push_back(Fr::zero());
+    ev.b.push_back(F::zero());
+    ev.c.push_back(F::zero());
   }
-  Witness w;
+  WitnessOf<CurveOf<F>> w;
   w.a = std::move(ev.a);
   w.b = std::move(ev.b);
   w.c = std::move(ev.c);
-  w.input = std::vector<Fr>(z.begin(), z.begin() + std::ptrdiff_t(r1cs.num_inputs));
-  w.aux = std::vector<Fr>(z.begin() + std::ptrdiff_t(r1cs.num_inputs), z.end());
+  w.input = std::vector<F>(z.begin(), z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+  w.aux = std::vector<F>(z.begin() + std::ptrdiff_t(r1cs.num_inputs), z.end());
   w.densities = column_densities(r1cs);
   return w;
 }
 
-Domain check_witness(const ProvingKey& pk, const Witness& w, std::size_t part) {
-  const Domain domain = check_witness_shape(pk, w, part);
+template <class E>
+DomainOf<typename E::Fr> check_witness(const ProvingKeyOf<E>& pk, const std::type_identity_t<WitnessOf<E>>& w,
+                                       std::size_t part) {
+  const DomainOf<typename E::Fr> domain = check_witness_shape(pk, w, part);
   check_witness_values(w, part);
   return domain;
 }
 
-Domain check_witness_shape(const ProvingKey& pk, const Witness& w, std::size_t part) {
+template <class E>
+DomainOf<typename E::Fr> check_witness_shape(const ProvingKeyOf<E>& pk, const std::type_identity_t<WitnessOf<E>>& w,
+                                             std::size_t part) {
   const std::string where = partition_name(part);
   const QueryLayout layout = QueryLayout::of(pk);
   layout.check_counts(w.a.size(), w.input.size(), w.aux.size(), where);
@@ -176,7 +188,7 @@ Domain check_witness_shape(const ProvingKey& pk, const Witness& w, std::size_t p
   expect("c", w.c.size(), w.a.size());
   if (!w.input[0].is_one()) throw WitnessError(where + "input[0] must be 1");
   layout.check_densities(w.densities, where);
-  return layout.domain(w.a.size(), pk.convention.domain_generator, where);
+  return layout.template domain<typename E::Fr>(w.a.size(), pk.convention.domain_generator, where);
 }
 
 namespace {
@@ -202,8 +214,10 @@ std::size_t lowest_where(std::size_t n, Bad&& bad) {
 
 }  // namespace
 
-void check_witness_values(const Witness& w, std::size_t part) {
-  const auto in_range = [&](std::span<const Fr> v, const char* name) {
+template <class E>
+void check_witness_values(const WitnessOf<E>& w, std::size_t part) {
+  using F = typename E::Fr;
+  const auto in_range = [&](std::span<const F> v, const char* name) {
     if (const std::size_t i = lowest_where(v.size(), [&](std::size_t k) { return !v[k].is_reduced(); }); i < v.size())
       throw_unreduced(part, name, i);
   };
@@ -222,33 +236,43 @@ void check_witness_values(const Witness& w, std::size_t part) {
                      " (the witness does not satisfy the circuit)");
 }
 
-std::vector<Randomizers> randomizers_from_seed(uint64_t seed, std::size_t partitions) {
+template <class F>
+std::vector<RandomizersOf<F>> randomizers_from_seed(uint64_t seed, std::size_t partitions) {
   std::mt19937_64 rng(seed);
-  std::vector<Randomizers> out(partitions);
-  for (Randomizers& rs : out) {
-    rs.r = random_scalar(rng);
-    rs.s = random_scalar(rng);
+  std::vector<RandomizersOf<F>> out(partitions);
+  for (RandomizersOf<F>& rs : out) {
+    rs.r = random_scalar<F>(rng);
+    rs.s = random_scalar<F>(rng);
   }
   return out;
 }
 
-Proof assemble_proof(const VerifyingKey& vk, const MsmSums& sums, const Randomizers& rs) {
-  const Fr &r = rs.r, &s = rs.s;
-  const G1Jacobian g_a = sums.a.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
-  const G2Jacobian g_b = sums.b_g2.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
-  const G1Jacobian b1 = sums.b_g1.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
-  const G1Jacobian g_c = sums.h + sums.l + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
-  return Proof{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()};
+template <class E>
+ProofOf<E> assemble_proof(const VerifyingKeyOf<E>& vk, const std::type_identity_t<MsmSumsOf<E>>& sums,
+                          const std::type_identity_t<RandomizersOf<typename E::Fr>>& rs) {
+  using J1 = Jacobian<typename E::G1>;
+  using J2 = Jacobian<typename E::G2>;
+  const typename E::Fr &r = rs.r, &s = rs.s;
+  const J1 g_a = sums.a.add_mixed(vk.alpha_g1) + scalar_mul(vk.delta_g1, r);
+  const J2 g_b = sums.b_g2.add_mixed(vk.beta_g2) + scalar_mul(vk.delta_g2, s);
+  const J1 b1 = sums.b_g1.add_mixed(vk.beta_g1) + scalar_mul(vk.delta_g1, s);
+  const J1 g_c = sums.h + sums.l + scalar_mul(g_a, s) + scalar_mul(b1, r) - scalar_mul(vk.delta_g1, r * s);
+  return ProofOf<E>{g_a.to_affine(), g_b.to_affine(), g_c.to_affine()};
 }
 
-Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers& rs, std::size_t part,
-                      ProveTimings* timings) {
+template <class E>
+ProofOf<E> prove_partition(const ProvingKeyOf<E>& pk, const std::type_identity_t<WitnessOf<E>>& w,
+                           const std::type_identity_t<RandomizersOf<typename E::Fr>>& rs, std::size_t part,
+                           ProveTimings* timings) {
+  using F = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
   ProveTimings local;
   ProveTimings& total = timings ? *timings : local;
   auto t0 = Clock::now();
-  const Domain domain = check_witness(pk, w, part);
+  const DomainOf<F> domain = check_witness(pk, w, part);
   const std::size_t n = domain.size();
-  std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+  std::vector<F> a(n, F::zero()), b(n, F::zero()), c(n, F::zero());
   std::copy(w.a.begin(), w.a.end(), a.begin());
   std::copy(w.b.begin(), w.b.end(), b.begin());
   std::copy(w.c.begin(), w.c.end(), c.begin());
@@ -263,8 +287,8 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
   total.ntt += ms_since(t0);
 
   const QueryLayout layout = QueryLayout::of(pk);
-  const std::vector<Fr> a_scalars = gather_scalars(w.input, w.aux, layout.a_variables(w.densities));
-  const std::vector<Fr> b_scalars = gather_scalars(w.input, w.aux, layout.b_variables(w.densities));
+  const std::vector<F> a_scalars = gather_scalars(w.input, w.aux, layout.a_variables(w.densities));
+  const std::vector<F> b_scalars = gather_scalars(w.input, w.aux, layout.b_variables(w.densities));
 
   // C needs H, L and B_G1 only as sum H + sum L + r·sum B_G1 (assemble_proof: r·(beta_1 +
   // sum B_G1 + s·delta_1)). Where L's and B_G1's scalars are dense, so that each would be one
@@ -275,16 +299,16 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
   // Joining pays when it widens the window (one wider window over all the points beats three
   // narrower ones); at equal windows the joined points fit the caches less well and it gains
   // nothing, hence the condition (docs/perf-history/cpu-issue18.md).
-  const std::size_t l_other = count_other(w.aux), b_other = count_other(b_scalars);
+  const std::size_t l_other = count_other<F>(w.aux), b_other = count_other<F>(b_scalars);
   const bool l_dense = pippenger_whole(l_other, w.aux.size()), b_g1_dense = pippenger_whole(b_other, b_scalars.size());
   const std::size_t joined = pk.h.size() + (l_dense ? pk.l.size() : 0) + (b_g1_dense ? pk.b_g1.size() : 0);
   const bool widens = msm_default_window(joined) > msm_default_window(pk.h.size());
   const bool l_joins = l_dense && widens, b_g1_joins = b_g1_dense && widens;
-  std::vector<Fr> rb;
-  MsmSums sums;
+  std::vector<F> rb;
+  MsmSumsOf<E> sums;
   t0 = Clock::now();
   {
-    std::vector<MsmPart<G1Curve>> c_parts{{pk.h, std::span<const Fr>(a.data(), pk.h.size())}};
+    std::vector<MsmPart<G1>> c_parts{{pk.h, std::span<const F>(a.data(), pk.h.size())}};
     if (l_joins) c_parts.push_back({pk.l, w.aux});
     if (b_g1_joins) {
       rb.resize(b_scalars.size());
@@ -294,55 +318,75 @@ Proof prove_partition(const ProvingKey& pk, const Witness& w, const Randomizers&
                         });
       c_parts.push_back({pk.b_g1, rb});
     }
-    sums.h = msm_sum<G1Curve>(c_parts);
+    sums.h = msm_sum<G1>(c_parts);
   }
   total.msm_h += ms_since(t0);
   if (l_joins) {
-    sums.l = G1Jacobian::infinity();
+    sums.l = Jacobian<G1>::infinity();
   } else {
     t0 = Clock::now();
-    sums.l = split_msm<G1Curve>(pk.l, w.aux, l_other);
+    sums.l = split_msm<G1>(pk.l, w.aux, l_other);
     total.msm_l += ms_since(t0);
   }
   t0 = Clock::now();
-  sums.a = split_msm<G1Curve>(pk.a, a_scalars, count_other(a_scalars));
+  sums.a = split_msm<G1>(pk.a, a_scalars, count_other<F>(a_scalars));
   total.msm_a += ms_since(t0);
   if (b_g1_joins) {
-    sums.b_g1 = G1Jacobian::infinity();
+    sums.b_g1 = Jacobian<G1>::infinity();
   } else {
     t0 = Clock::now();
-    sums.b_g1 = split_msm<G1Curve>(pk.b_g1, b_scalars, b_other);
+    sums.b_g1 = split_msm<G1>(pk.b_g1, b_scalars, b_other);
     total.msm_b_g1 += ms_since(t0);
   }
   t0 = Clock::now();
-  sums.b_g2 = split_msm<G2Curve>(pk.b_g2, b_scalars, b_other);
+  sums.b_g2 = split_msm<G2>(pk.b_g2, b_scalars, b_other);
   total.msm_b_g2 += ms_since(t0);
 
   t0 = Clock::now();
-  Proof proof = assemble_proof(pk.vk, sums, rs);
+  ProofOf<E> proof = assemble_proof(pk.vk, sums, rs);
   total.assembly += ms_since(t0);
   return proof;
 }
 
-std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses, uint64_t seed,
-                         ProveTimings* timings, const ProgressFn& progress) {
-  const std::vector<Randomizers> randomizers = randomizers_from_seed(seed, witnesses.size());
-  return prove(pk, witnesses, randomizers, timings, progress);
+template <class E>
+std::vector<ProofOf<E>> prove(const ProvingKeyOf<E>& pk, SpanOf<WitnessOf<E>> witnesses, uint64_t seed,
+                              ProveTimings* timings, const ProgressFn& progress) {
+  const auto randomizers = randomizers_from_seed<typename E::Fr>(seed, witnesses.size());
+  return prove<E>(pk, witnesses, randomizers, timings, progress);
 }
 
-std::vector<Proof> prove(const ProvingKey& pk, std::span<const Witness> witnesses,
-                         std::span<const Randomizers> randomizers, ProveTimings* timings, const ProgressFn& progress) {
+template <class E>
+std::vector<ProofOf<E>> prove(const ProvingKeyOf<E>& pk, SpanOf<WitnessOf<E>> witnesses,
+                              SpanOf<RandomizersOf<typename E::Fr>> randomizers, ProveTimings* timings,
+                              const ProgressFn& progress) {
   if (randomizers.size() != witnesses.size())
     throw std::invalid_argument("prove: " + std::to_string(randomizers.size()) + " randomiser pair(s) for " +
                                 std::to_string(witnesses.size()) + " partition(s)");
-  std::vector<Proof> proofs;
+  std::vector<ProofOf<E>> proofs;
   ProveTimings total;
   for (std::size_t part = 0; part < witnesses.size(); ++part) {
-    proofs.push_back(prove_partition(pk, witnesses[part], randomizers[part], part, &total));
+    proofs.push_back(prove_partition<E>(pk, witnesses[part], randomizers[part], part, &total));
     if (progress) progress(part + 1, witnesses.size());
   }
   if (timings) *timings = total;
   return proofs;
 }
+
+#define PP_PROVER_DEFINE(E)                                                                                        \
+  template WitnessOf<E> witness_from_assignment(const R1csOf<E::Fr>&, std::type_identity_t<std::span<const E::Fr>>); \
+  template DomainOf<E::Fr> check_witness(const ProvingKeyOf<E>&, const WitnessOf<E>&, std::size_t);                 \
+  template DomainOf<E::Fr> check_witness_shape(const ProvingKeyOf<E>&, const WitnessOf<E>&, std::size_t);           \
+  template void check_witness_values(const WitnessOf<E>&, std::size_t);                                             \
+  template std::vector<RandomizersOf<E::Fr>> randomizers_from_seed(uint64_t, std::size_t);                          \
+  template ProofOf<E> assemble_proof(const VerifyingKeyOf<E>&, const MsmSumsOf<E>&, const RandomizersOf<E::Fr>&);   \
+  template ProofOf<E> prove_partition(const ProvingKeyOf<E>&, const WitnessOf<E>&, const RandomizersOf<E::Fr>&,     \
+                                      std::size_t, ProveTimings*);                                                  \
+  template std::vector<ProofOf<E>> prove(const ProvingKeyOf<E>&, SpanOf<WitnessOf<E>>, uint64_t, ProveTimings*,     \
+                                         const ProgressFn&);                                                        \
+  template std::vector<ProofOf<E>> prove(const ProvingKeyOf<E>&, SpanOf<WitnessOf<E>>,                              \
+                                         SpanOf<RandomizersOf<E::Fr>>, ProveTimings*, const ProgressFn&);
+PP_PROVER_DEFINE(Bls12_381)
+PP_PROVER_DEFINE(bn254::Bn254)
+#undef PP_PROVER_DEFINE
 
 }  // namespace pp

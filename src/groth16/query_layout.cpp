@@ -36,10 +36,6 @@ std::vector<uint32_t> variables(uint64_t num_inputs, const std::vector<uint64_t>
 
 }  // namespace
 
-QueryLayout QueryLayout::of(const ProvingKey& pk) {
-  return of_sizes(pk.convention.h_basis, pk.vk.ic.size(), pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size(),
-                  pk.b_g2.size());
-}
 
 QueryLayout QueryLayout::of_sizes(HBasis basis, uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b_g1,
                                   uint64_t b_g2) {
@@ -108,10 +104,6 @@ void QueryLayout::check_densities(const Densities& d, const std::string& where) 
   expect("the B_G1 query", b_points, popcount(d.b_input) + popcount(d.b_aux), "points");
 }
 
-Domain QueryLayout::domain(uint64_t rows, uint64_t generator, const std::string& where) const {
-  check_rows(rows, where);
-  return Domain(lg(), generator);
-}
 
 std::vector<uint32_t> QueryLayout::a_variables(const Densities& d) const {
   return variables(num_inputs, nullptr, num_aux, d.a_aux, a_points);
@@ -121,8 +113,10 @@ std::vector<uint32_t> QueryLayout::b_variables(const Densities& d) const {
   return variables(num_inputs, &d.b_input, num_aux, d.b_aux, b_points);
 }
 
-std::vector<Fr> gather_scalars(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars) {
-  std::vector<Fr> out(vars.size());
+namespace {
+template <class F>
+std::vector<F> gather(std::span<const F> input, std::span<const F> aux, std::span<const uint32_t> vars) {
+  std::vector<F> out(vars.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, vars.size(), 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t p = r.begin(); p != r.end(); ++p) {
       const uint32_t v = vars[p];
@@ -130,6 +124,15 @@ std::vector<Fr> gather_scalars(std::span<const Fr> input, std::span<const Fr> au
     }
   });
   return out;
+}
+}  // namespace
+
+std::vector<Fr> gather_scalars(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars) {
+  return gather(input, aux, vars);
+}
+std::vector<bn254::Fr> gather_scalars(std::span<const bn254::Fr> input, std::span<const bn254::Fr> aux,
+                                      std::span<const uint32_t> vars) {
+  return gather(input, aux, vars);
 }
 
 }  // namespace pp

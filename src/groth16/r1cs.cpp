@@ -22,8 +22,9 @@ constexpr std::size_t kRowGrain = 2048;
 constexpr std::size_t kEntryGrain = 1 << 16;
 
 
-inline Fr row_dot(const SparseMatrix& m, std::size_t row, const Fr* z) {
-  Fr acc = Fr::zero();
+template <class F>
+inline F row_dot(const SparseMatrixOf<F>& m, std::size_t row, const F* z) {
+  F acc = F::zero();
   const uint64_t end = m.row_start[row + 1];
   for (uint64_t e = m.row_start[row]; e < end; ++e) accumulate_product(acc, m.value[e], z[m.column[e]]);
   return acc;
@@ -34,24 +35,19 @@ const char* matrix_name(int k) { return k == 0 ? "A" : k == 1 ? "B" : "C"; }
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("R1cs: " + msg); }
 
 // Row holding entry e (the last row whose start is <= e; empty rows share starts).
-std::size_t row_of_entry(const SparseMatrix& m, uint64_t e) {
+template <class F>
+std::size_t row_of_entry(const SparseMatrixOf<F>& m, uint64_t e) {
   auto it = std::upper_bound(m.row_start.begin(), m.row_start.end(), e);
   return std::size_t(it - m.row_start.begin()) - 1;
 }
 
-bool reduced(const Fr& x) {
-  constexpr Limbs<4> r = FrParams::modulus;
-  for (int i = 3; i >= 0; --i)
-    if (x.l[i] != r.v[i]) return x.l[i] < r.v[i];
-  return false;
-}
-
 // The O(1) consistency that evaluate() and friends need before they index anything.
-void check_shapes(const R1cs& r1cs, std::size_t z_size, const char* who) {
+template <class F>
+void check_shapes(const R1csOf<F>& r1cs, std::size_t z_size, const char* who) {
   const std::size_t n = r1cs.num_constraints();
-  const SparseMatrix* ms[3] = {&r1cs.a, &r1cs.b, &r1cs.c};
+  const SparseMatrixOf<F>* ms[3] = {&r1cs.a, &r1cs.b, &r1cs.c};
   for (int k = 0; k < 3; ++k) {
-    const SparseMatrix& m = *ms[k];
+    const SparseMatrixOf<F>& m = *ms[k];
     if (m.rows() != n)
       fail(std::string(who) + ": matrix " + matrix_name(k) + " has " + std::to_string(m.rows()) +
            " rows, A has " + std::to_string(n));
@@ -72,9 +68,10 @@ std::size_t count_bits(std::span<const uint64_t> bits) {
   return n;
 }
 
-void R1cs::validate() const {
+template <class F>
+void R1csOf<F>::validate() const {
   if (num_inputs == 0) fail("num_inputs must be >= 1 (variable 0 is the constant one)");
-  const SparseMatrix* ms[3] = {&a, &b, &c};
+  const SparseMatrixOf<F>* ms[3] = {&a, &b, &c};
   for (int k = 0; k < 3; ++k) {
     if (ms[k]->rows() != a.rows())
       fail("matrices have different row counts: A " + std::to_string(a.rows()) + ", B " +
@@ -82,7 +79,7 @@ void R1cs::validate() const {
   }
   const std::size_t nvars = num_variables();
   for (int k = 0; k < 3; ++k) {
-    const SparseMatrix& m = *ms[k];
+    const SparseMatrixOf<F>& m = *ms[k];
     const std::string name = std::string("matrix ") + matrix_name(k);
     if (m.column.size() != m.value.size())
       fail(name + ": column has " + std::to_string(m.column.size()) + " entries but value has " +
@@ -110,7 +107,7 @@ void R1cs::validate() const {
         tbb::blocked_range<uint64_t>(0, m.column.size(), kEntryGrain), kNone,
         [&](const tbb::blocked_range<uint64_t>& rg, uint64_t best) {
           for (uint64_t e = rg.begin(); e < rg.end() && e < best; ++e) {
-            if (m.column[e] >= nvars || !reduced(m.value[e])) return e;
+            if (m.column[e] >= nvars || !m.value[e].is_reduced()) return e;
           }
           return best;
         },
@@ -127,14 +124,15 @@ void R1cs::validate() const {
   }
 }
 
-Evaluations evaluate(const R1cs& r1cs, std::span<const Fr> z) {
+template <class F>
+EvaluationsOf<F> evaluate(const R1csOf<F>& r1cs, std::type_identity_t<std::span<const F>> z) {
   check_shapes(r1cs, z.size(), "evaluate");
   const std::size_t n = r1cs.num_constraints();
-  Evaluations ev;
+  EvaluationsOf<F> ev;
   ev.a.resize(n);
   ev.b.resize(n);
   ev.c.resize(n);
-  const Fr* zp = z.data();
+  const F* zp = z.data();
   // One pass over the rows doing all three matrices, so each task streams its share of A, B
   // and C once and writes three contiguous output runs.
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kRowGrain), [&](const tbb::blocked_range<std::size_t>& rg) {
@@ -147,19 +145,20 @@ Evaluations evaluate(const R1cs& r1cs, std::span<const Fr> z) {
   return ev;
 }
 
-std::optional<std::size_t> first_unsatisfied(const R1cs& r1cs, std::span<const Fr> z) {
+template <class F>
+std::optional<std::size_t> first_unsatisfied(const R1csOf<F>& r1cs, std::type_identity_t<std::span<const F>> z) {
   check_shapes(r1cs, z.size(), "first_unsatisfied");
   const std::size_t n = r1cs.num_constraints();
-  const Fr* zp = z.data();
+  const F* zp = z.data();
   // Tasks past an already-found failure have nothing to add; tasks before it must still run,
   // which keeps the answer the lowest failing index regardless of scheduling.
   std::atomic<std::size_t> first{n};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kRowGrain), [&](const tbb::blocked_range<std::size_t>& rg) {
     for (std::size_t r = rg.begin(); r < rg.end(); ++r) {
       if (r >= first.load(std::memory_order_relaxed)) return;
-      const Fr av = row_dot(r1cs.a, r, zp);
-      const Fr bv = row_dot(r1cs.b, r, zp);
-      const Fr cv = row_dot(r1cs.c, r, zp);
+      const F av = row_dot(r1cs.a, r, zp);
+      const F bv = row_dot(r1cs.b, r, zp);
+      const F cv = row_dot(r1cs.c, r, zp);
       if (av * bv != cv) {
         std::size_t cur = first.load(std::memory_order_relaxed);
         while (r < cur && !first.compare_exchange_weak(cur, r, std::memory_order_relaxed)) {
@@ -173,7 +172,8 @@ std::optional<std::size_t> first_unsatisfied(const R1cs& r1cs, std::span<const F
   return f;
 }
 
-Densities column_densities(const R1cs& r1cs) {
+template <class F>
+Densities column_densities(const R1csOf<F>& r1cs) {
   check_shapes(r1cs, r1cs.num_variables(), "column_densities");
   const std::size_t ni = r1cs.num_inputs;
   Densities d;
@@ -188,7 +188,7 @@ Densities column_densities(const R1cs& r1cs) {
     const uint64_t mask = uint64_t(1) << (i % 64);
     if (!(w.load(std::memory_order_relaxed) & mask)) w.fetch_or(mask, std::memory_order_relaxed);
   };
-  auto scan = [&](const SparseMatrix& m, std::vector<uint64_t>* input_bits, std::vector<uint64_t>& aux_bits) {
+  auto scan = [&](const SparseMatrixOf<F>& m, std::vector<uint64_t>* input_bits, std::vector<uint64_t>& aux_bits) {
     tbb::parallel_for(tbb::blocked_range<uint64_t>(0, m.column.size(), kEntryGrain),
                       [&](const tbb::blocked_range<uint64_t>& rg) {
                         for (uint64_t e = rg.begin(); e < rg.end(); ++e) {
@@ -205,5 +205,15 @@ Densities column_densities(const R1cs& r1cs) {
   scan(r1cs.b, &d.b_input, d.b_aux);
   return d;
 }
+
+#define PP_R1CS_DEFINE(F)                                                                         \
+  template struct R1csOf<F>;                                                                      \
+  template EvaluationsOf<F> evaluate(const R1csOf<F>&, std::type_identity_t<std::span<const F>>); \
+  template std::optional<std::size_t> first_unsatisfied(const R1csOf<F>&,                         \
+                                                        std::type_identity_t<std::span<const F>>); \
+  template Densities column_densities(const R1csOf<F>&);
+PP_R1CS_DEFINE(Fr)
+PP_R1CS_DEFINE(bn254::Fr)
+#undef PP_R1CS_DEFINE
 
 }  // namespace pp

@@ -18,11 +18,12 @@
 namespace pp {
 namespace {
 
-Fr random_nonzero(std::mt19937_64& rng) {
+template <class F>
+F random_nonzero(std::mt19937_64& rng) {
   for (;;) {
     uint64_t c[4] = {rng(), rng(), rng(), rng() >> 2};
-    Fr x;
-    if (Fr::from_canonical(x, c) && !x.is_zero()) return x;
+    F x;
+    if (F::from_canonical(x, c) && !x.is_zero()) return x;
   }
 }
 
@@ -32,12 +33,12 @@ class FixedBase {
  public:
   explicit FixedBase(const Affine<C>& base) : table_(fixed_base_table(base)) {}
 
-  Jacobian<C> mul(const Fr& k) const { return fixed_base_mul(table_.data(), k).to_jacobian(); }
+  Jacobian<C> mul(const typename C::Scalar& k) const { return fixed_base_mul(table_.data(), k).to_jacobian(); }
 
   // out[i] = scalars[i] · base, in parallel, converted to affine in batches; `tick(k)` after
   // every k points.
   template <class Tick>
-  std::vector<Affine<C>> mul_all(const std::vector<Fr>& scalars, Tick&& tick) const {
+  std::vector<Affine<C>> mul_all(const std::vector<typename C::Scalar>& scalars, Tick&& tick) const {
     std::vector<Affine<C>> out(scalars.size());
     constexpr std::size_t kChunk = 1024;
     tbb::parallel_for(std::size_t(0), (scalars.size() + kChunk - 1) / kChunk, [&](std::size_t chunk) {
@@ -57,19 +58,20 @@ class FixedBase {
 
 // Inverts every element in place (all must be non-zero): one field inversion per block of
 // 2^16 elements, blocks in parallel.
-void batch_invert(std::span<Fr> v) {
+template <class F>
+void batch_invert(std::span<F> v) {
   constexpr std::size_t kBlock = std::size_t(1) << 16;
   tbb::parallel_for(std::size_t(0), (v.size() + kBlock - 1) / kBlock, [&](std::size_t blk) {
     const std::size_t begin = blk * kBlock, end = std::min(v.size(), begin + kBlock);
-    std::vector<Fr> prefix(end - begin);
-    Fr acc = Fr::one();
+    std::vector<F> prefix(end - begin);
+    F acc = F::one();
     for (std::size_t i = begin; i < end; ++i) {
       prefix[i - begin] = acc;
       acc *= v[i];
     }
-    Fr inv = acc.inverse();
+    F inv = acc.inverse();
     for (std::size_t i = end; i-- > begin;) {
-      const Fr vi = v[i];
+      const F vi = v[i];
       v[i] = inv * prefix[i - begin];
       inv *= vi;
     }
@@ -77,11 +79,12 @@ void batch_invert(std::span<Fr> v) {
 }
 
 // out[i] = first · ratio^i, in parallel blocks.
-void geometric(std::span<Fr> out, const Fr& first, const Fr& ratio) {
+template <class F>
+void geometric(std::span<F> out, const F& first, const F& ratio) {
   constexpr std::size_t kBlock = std::size_t(1) << 16;
   tbb::parallel_for(std::size_t(0), (out.size() + kBlock - 1) / kBlock, [&](std::size_t blk) {
     const std::size_t begin = blk * kBlock, end = std::min(out.size(), begin + kBlock);
-    Fr x = first * ratio.pow(Limbs<1>{{uint64_t(begin)}});
+    F x = first * ratio.pow(Limbs<1>{{uint64_t(begin)}});
     for (std::size_t i = begin; i < end; ++i) {
       out[i] = x;
       x *= ratio;
@@ -98,7 +101,9 @@ std::vector<std::size_t> word_ranks(const std::vector<uint64_t>& bits) {
 
 }  // namespace
 
-KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& convention) {
+template <class F>
+KeyScalarsOf<F> key_scalars(const R1csOf<F>& r1cs, uint64_t seed, const KeyConvention& convention) {
+  using Domain = DomainOf<F>;
   r1cs.validate();
   const std::size_t m0 = r1cs.num_constraints();
   const std::size_t num_inputs = r1cs.num_inputs;
@@ -108,29 +113,29 @@ KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& con
   const Domain domain = Domain::at_least(m0 + num_inputs, convention.domain_generator);
   const std::size_t n = domain.size();
 
-  KeyScalars ks;
+  KeyScalarsOf<F> ks;
   ks.convention = convention;
   std::mt19937_64 rng(seed);
-  const Fr tau = random_nonzero(rng);
-  ks.alpha = random_nonzero(rng);
-  ks.beta = random_nonzero(rng);
-  ks.gamma = random_nonzero(rng);
-  ks.delta = random_nonzero(rng);
+  const F tau = random_nonzero<F>(rng);
+  ks.alpha = random_nonzero<F>(rng);
+  ks.beta = random_nonzero<F>(rng);
+  ks.gamma = random_nonzero<F>(rng);
+  ks.delta = random_nonzero<F>(rng);
 
   // Lagrange basis at tau: L_j(tau) = (tau^n - 1)/n · omega^j / (tau - omega^j).
-  const Fr z_tau = tau.pow(Limbs<1>{{uint64_t(n)}}) - Fr::one();
+  const F z_tau = tau.pow(Limbs<1>{{uint64_t(n)}}) - F::one();
   if (z_tau.is_zero()) throw std::runtime_error("setup: tau landed in the domain; use another seed");
-  std::vector<Fr> omega_pow(n), lagrange(n);
-  geometric(omega_pow, Fr::one(), domain.omega());
+  std::vector<F> omega_pow(n), lagrange(n);
+  geometric<F>(omega_pow, F::one(), domain.omega());
   tbb::parallel_for(std::size_t(0), n, [&](std::size_t j) { lagrange[j] = tau - omega_pow[j]; });
-  batch_invert(lagrange);
-  const Fr scale = z_tau * domain.size_inv();
+  batch_invert<F>(lagrange);
+  const F scale = z_tau * domain.size_inv();
   tbb::parallel_for(std::size_t(0), n, [&](std::size_t j) { lagrange[j] = lagrange[j] * omega_pow[j] * scale; });
 
   // u_i(tau), v_i(tau), w_i(tau): column sums of the matrices weighted by L_row(tau) (one
   // matrix per thread: the sums scatter over columns).
-  std::vector<Fr> u(num_vars, Fr::zero()), v(num_vars, Fr::zero()), w(num_vars, Fr::zero());
-  auto accumulate = [&](const SparseMatrix& m, std::vector<Fr>& out) {
+  std::vector<F> u(num_vars, F::zero()), v(num_vars, F::zero()), w(num_vars, F::zero());
+  auto accumulate = [&](const SparseMatrixOf<F>& m, std::vector<F>& out) {
     for (std::size_t row = 0; row < m.rows(); ++row)
       for (uint64_t e = m.row_start[row]; e < m.row_start[row + 1]; ++e)
         out[m.column[e]] += m.value[e] * lagrange[row];
@@ -140,7 +145,7 @@ KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& con
   for (std::size_t i = 0; i < num_inputs; ++i) u[i] += lagrange[m0 + i];
 
   const Densities dens = column_densities(r1cs);
-  const Fr gamma_inv = ks.gamma.inverse(), delta_inv = ks.delta.inverse();
+  const F gamma_inv = ks.gamma.inverse(), delta_inv = ks.delta.inverse();
   auto combined = [&](std::size_t i) { return ks.beta * u[i] + ks.alpha * v[i] + w[i]; };
 
   ks.ic.resize(num_inputs);
@@ -150,7 +155,7 @@ KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& con
   ks.l.resize(num_aux);
   std::atomic<std::size_t> first_zero{num_aux};
   tbb::parallel_for(std::size_t(0), num_aux, [&](std::size_t j) {
-    const Fr k = combined(num_inputs + j);
+    const F k = combined(num_inputs + j);
     if (k.is_zero()) {
       std::size_t seen = first_zero.load();
       while (j < seen && !first_zero.compare_exchange_weak(seen, j)) {
@@ -182,27 +187,29 @@ KeyScalars key_scalars(const R1cs& r1cs, uint64_t seed, const KeyConvention& con
   if (convention.h_basis == HBasis::bellman) {
     // H query: tau^i Z(tau) / delta for i < n - 1.
     ks.h.resize(n - 1);
-    geometric(ks.h, z_tau * delta_inv, tau);
+    geometric<F>(ks.h, z_tau * delta_inv, tau);
   } else {
     // snarkjs's H query: L_{2j+1}(tau) / delta over the 2n-point domain, at x_j = nu·omega^j:
     // L_{2j+1}(tau) = (tau^(2n) - 1)/(2n) · x_j / (tau - x_j).
     const Domain wide(domain.lg() + 1, convention.domain_generator);
-    const Fr z2_tau = tau.pow(Limbs<1>{{uint64_t(2 * n)}}) - Fr::one();
+    const F z2_tau = tau.pow(Limbs<1>{{uint64_t(2 * n)}}) - F::one();
     if (z2_tau.is_zero()) throw std::runtime_error("setup: tau landed in the domain; use another seed");
     ks.h.resize(n);
-    std::vector<Fr> x(n);
+    std::vector<F> x(n);
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t j) {
       x[j] = wide.omega() * omega_pow[j];
       ks.h[j] = tau - x[j];
     });
-    batch_invert(ks.h);
-    const Fr hscale = z2_tau * wide.size_inv() * delta_inv;
+    batch_invert<F>(ks.h);
+    const F hscale = z2_tau * wide.size_inv() * delta_inv;
     tbb::parallel_for(std::size_t(0), n, [&](std::size_t j) { ks.h[j] = ks.h[j] * x[j] * hscale; });
   }
   return ks;
 }
 
-ProvingKey key_from_scalars(const KeyScalars& ks, const ProgressFn& progress) {
+template <class F>
+ProvingKeyOf<CurveOf<F>> key_from_scalars(const KeyScalarsOf<F>& ks, const ProgressFn& progress) {
+  using E = CurveOf<F>;
   const std::size_t total_points = ks.ic.size() + ks.h.size() + ks.l.size() + ks.a.size() + 2 * ks.b.size();
   std::atomic<std::size_t> done{0};
   std::mutex report;
@@ -213,9 +220,9 @@ ProvingKey key_from_scalars(const KeyScalars& ks, const ProgressFn& progress) {
       progress(now, total_points);
     }
   };
-  const FixedBase<G1Curve> g1(g1_generator());
-  const FixedBase<G2Curve> g2(g2_generator());
-  ProvingKey pk = key_skeleton(ks);
+  const FixedBase<typename E::G1> g1(E::g1());
+  const FixedBase<typename E::G2> g2(E::g2());
+  ProvingKeyOf<E> pk = key_skeleton(ks);
   pk.vk.ic = g1.mul_all(ks.ic, tick);
   pk.h = g1.mul_all(ks.h, tick);
   pk.l = g1.mul_all(ks.l, tick);
@@ -225,10 +232,12 @@ ProvingKey key_from_scalars(const KeyScalars& ks, const ProgressFn& progress) {
   return pk;
 }
 
-ProvingKey key_skeleton(const KeyScalars& ks) {
-  const FixedBase<G1Curve> g1(g1_generator());
-  const FixedBase<G2Curve> g2(g2_generator());
-  ProvingKey pk;
+template <class F>
+ProvingKeyOf<CurveOf<F>> key_skeleton(const KeyScalarsOf<F>& ks) {
+  using E = CurveOf<F>;
+  const FixedBase<typename E::G1> g1(E::g1());
+  const FixedBase<typename E::G2> g2(E::g2());
+  ProvingKeyOf<E> pk;
   pk.convention = ks.convention;
   pk.vk.alpha_g1 = g1.mul(ks.alpha).to_affine();
   pk.vk.beta_g1 = g1.mul(ks.beta).to_affine();
@@ -239,8 +248,19 @@ ProvingKey key_skeleton(const KeyScalars& ks) {
   return pk;
 }
 
-ProvingKey setup(const R1cs& r1cs, uint64_t seed, const ProgressFn& progress, const KeyConvention& convention) {
+template <class F>
+ProvingKeyOf<CurveOf<F>> setup(const R1csOf<F>& r1cs, uint64_t seed, const ProgressFn& progress,
+                               const KeyConvention& convention) {
   return key_from_scalars(key_scalars(r1cs, seed, convention), progress);
 }
+
+#define PP_SETUP_DEFINE(F)                                                                                   \
+  template KeyScalarsOf<F> key_scalars(const R1csOf<F>&, uint64_t, const KeyConvention&);                    \
+  template ProvingKeyOf<CurveOf<F>> key_from_scalars(const KeyScalarsOf<F>&, const ProgressFn&);             \
+  template ProvingKeyOf<CurveOf<F>> key_skeleton(const KeyScalarsOf<F>&);                                    \
+  template ProvingKeyOf<CurveOf<F>> setup(const R1csOf<F>&, uint64_t, const ProgressFn&, const KeyConvention&);
+PP_SETUP_DEFINE(Fr)
+PP_SETUP_DEFINE(bn254::Fr)
+#undef PP_SETUP_DEFINE
 
 }  // namespace pp

@@ -19,7 +19,7 @@ inline constexpr int kFixedBaseEntries = kFixedBaseWindows << kFixedBaseWindow;
 
 // k·B in XYZZ (k in Montgomery form); `table` holds kFixedBaseEntries affine points.
 template <class C>
-PP_HD XYZZ<C> fixed_base_mul(const Affine<C>* table, const Fr& k) {
+PP_HD XYZZ<C> fixed_base_mul(const Affine<C>* table, const typename C::Scalar& k) {
   uint64_t c[4];
   k.to_canonical(c);
   XYZZ<C> acc = XYZZ<C>::infinity();

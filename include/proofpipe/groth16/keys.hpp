@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Groth16 keys and proofs (bellman/bellperson layout of the proving key).
+// Groth16 keys and proofs (bellman/bellperson layout of the proving key), over BLS12-381 or BN254.
 #pragma once
 
 #include <array>
@@ -8,17 +8,22 @@
 #include <vector>
 
 #include "proofpipe/core/host_array.hpp"
-#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/groth16/curves.hpp"
 
 namespace pp {
 
-struct VerifyingKey {
-  G1Affine alpha_g1, beta_g1;
-  G2Affine beta_g2, gamma_g2;
-  G1Affine delta_g1;
-  G2Affine delta_g2;
-  std::vector<G1Affine> ic;  // one per input, including the constant one
+// E is the curve (groth16/curves.hpp); the unsuffixed names are BLS12-381's, bn254:: has BN254's.
+template <class E>
+struct VerifyingKeyOf {
+  using G1A = Affine<typename E::G1>;
+  using G2A = Affine<typename E::G2>;
+  G1A alpha_g1, beta_g1;
+  G2A beta_g2, gamma_g2;
+  G1A delta_g1;
+  G2A delta_g2;
+  std::vector<G1A> ic;  // one per input, including the constant one
 };
+using VerifyingKey = VerifyingKeyOf<Bls12_381>;
 
 // How a proving key places the rows of its circuit and what its H points are. Only the
 // prover's H step depends on it; the MSMs and the assembly are the same for every convention.
@@ -45,15 +50,26 @@ inline constexpr KeyConvention kSnarkjsConvention{HBasis::snarkjs, 5};
 // variables with a non-zero column (inputs first, then aux by the densities); h holds the H
 // points of `convention` (bellman: n - 1 points tau^i Z(tau)/delta; snarkjs: n points);
 // l one point per aux variable.
-struct ProvingKey {
-  VerifyingKey vk;
+template <class E>
+struct ProvingKeyOf {
+  VerifyingKeyOf<E> vk;
   // Owned vectors, or views of a mapped key cache (core/host_array.hpp).
-  HostArray<G1Affine> h, l, a, b_g1;
-  HostArray<G2Affine> b_g2;
+  HostArray<Affine<typename E::G1>> h, l, a, b_g1;
+  HostArray<Affine<typename E::G2>> b_g2;
   KeyConvention convention = kBellmanConvention;
 };
+using ProvingKey = ProvingKeyOf<Bls12_381>;
 
-struct Proof {
+template <class E>
+struct ProofOf {
+  Affine<typename E::G1> a;
+  Affine<typename E::G2> b;
+  Affine<typename E::G1> c;
+};
+
+// BLS12-381's proofs also have bellperson's byte form.
+template <>
+struct ProofOf<Bls12_381> {
   G1Affine a;
   G2Affine b;
   G1Affine c;
@@ -61,7 +77,14 @@ struct Proof {
   static constexpr std::size_t kBytes = 192;  // compressed A (48) ‖ B (96) ‖ C (48)
   std::array<uint8_t, kBytes> to_bytes() const;
   // Throws std::invalid_argument with the failing element and reason.
-  static Proof from_bytes(std::span<const uint8_t, kBytes> bytes);
+  static ProofOf from_bytes(std::span<const uint8_t, kBytes> bytes);
 };
+using Proof = ProofOf<Bls12_381>;
+
+namespace bn254 {
+using VerifyingKey = VerifyingKeyOf<Bn254>;
+using ProvingKey = ProvingKeyOf<Bn254>;
+using Proof = ProofOf<Bn254>;
+}  // namespace bn254
 
 }  // namespace pp

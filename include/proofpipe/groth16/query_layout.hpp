@@ -51,7 +51,11 @@ struct QueryLayout {
   // the query when they cannot belong to one key: B_G1 and B_G2 of different lengths, no inputs,
   // 2^32 or more variables (the provers index variables with 32 bits), an A or B query larger
   // than the variables, no H points or a snarkjs H query that is not a power of two.
-  static QueryLayout of(const ProvingKey& pk);
+  template <class E>
+  static QueryLayout of(const ProvingKeyOf<E>& pk) {
+    return of_sizes(pk.convention.h_basis, pk.vk.ic.size(), pk.h.size(), pk.l.size(), pk.a.size(), pk.b_g1.size(),
+                    pk.b_g2.size());
+  }
   static QueryLayout of_sizes(HBasis basis, uint64_t num_inputs, uint64_t h, uint64_t l, uint64_t a, uint64_t b_g1,
                               uint64_t b_g2);
 
@@ -70,7 +74,12 @@ struct QueryLayout {
   void check_densities(const Densities& densities, const std::string& where) const;
   // The domain the H step runs on for `rows` rows placed on `generator`'s roots (check_rows
   // first). The H MSM takes h_points scalars of it: n - 1 for bellman, n for snarkjs.
-  Domain domain(uint64_t rows, uint64_t generator, const std::string& where) const;
+  // F is the scalar field (BLS12-381's Fr unless named).
+  template <class F = Fr>
+  DomainOf<F> domain(uint64_t rows, uint64_t generator, const std::string& where) const {
+    check_rows(rows, where);
+    return DomainOf<F>(lg(), generator);
+  }
   // The rows alone (check_counts' last check).
   void check_rows(uint64_t rows, const std::string& where) const;
 
@@ -82,6 +91,9 @@ struct QueryLayout {
 };
 
 // The scalars of a query: z[vars[p]] for every point p, where z = input ‖ aux. Multithreaded.
+// One overload per scalar field.
 std::vector<Fr> gather_scalars(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars);
+std::vector<bn254::Fr> gather_scalars(std::span<const bn254::Fr> input, std::span<const bn254::Fr> aux,
+                                      std::span<const uint32_t> vars);
 
 }  // namespace pp

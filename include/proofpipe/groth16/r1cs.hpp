@@ -6,18 +6,22 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 
 namespace pp {
 
 // One sparse matrix in compressed-sparse-row form: row k (constraint k) holds the entries
-// [row_start[k], row_start[k+1]) of (column, value). Columns index z.
-struct SparseMatrix {
+// [row_start[k], row_start[k+1]) of (column, value). Columns index z. F is the scalar field
+// (BLS12-381's Fr, or BN254's for bn254::R1cs).
+template <class F>
+struct SparseMatrixOf {
   std::vector<uint64_t> row_start;  // rows + 1 entries, row_start[0] == 0
   std::vector<uint32_t> column;
-  std::vector<Fr> value;            // Montgomery form
+  std::vector<F> value;             // Montgomery form
 
   std::size_t rows() const { return row_start.empty() ? 0 : row_start.size() - 1; }
   std::size_t non_zeros() const { return column.size(); }
@@ -32,10 +36,11 @@ struct SparseMatrix {
 // the next power of two at or above that. Those rows are the prover's business, not stored here.
 // Rows need not be sorted by column and may repeat a column (bellman's linear combinations
 // allow both); every stored entry counts for the densities, even a zero coefficient.
-struct R1cs {
+template <class F>
+struct R1csOf {
   std::size_t num_inputs = 1;
   std::size_t num_aux = 0;
-  SparseMatrix a, b, c;
+  SparseMatrixOf<F> a, b, c;
 
   std::size_t num_constraints() const { return a.rows(); }
   std::size_t num_variables() const { return num_inputs + num_aux; }
@@ -52,14 +57,17 @@ struct R1cs {
 // r1cs.num_variables() and the matrices must be consistently sized (std::invalid_argument
 // otherwise); columns are not range-checked here, so an R1cs read from outside must have passed
 // validate() first.
-struct Evaluations {
-  std::vector<Fr> a, b, c;
+template <class F>
+struct EvaluationsOf {
+  std::vector<F> a, b, c;
 };
-Evaluations evaluate(const R1cs& r1cs, std::span<const Fr> z);
+template <class F>
+EvaluationsOf<F> evaluate(const R1csOf<F>& r1cs, std::type_identity_t<std::span<const F>> z);
 
 // Index of the first constraint with (A·z)(B·z) != C·z, or nullopt when z satisfies r1cs.
 // Parallel, but the answer is always the lowest failing index. Same preconditions as evaluate().
-std::optional<std::size_t> first_unsatisfied(const R1cs& r1cs, std::span<const Fr> z);
+template <class F>
+std::optional<std::size_t> first_unsatisfied(const R1csOf<F>& r1cs, std::type_identity_t<std::span<const F>> z);
 
 // Column densities as bellman's prover uses them: which aux variables have a non-zero
 // column in A (the "A density") and in B, and which inputs have one in B. Bit i of word i/64;
@@ -71,12 +79,14 @@ struct Densities {
   std::vector<uint64_t> b_input;
   std::vector<uint64_t> b_aux;
 };
-Densities column_densities(const R1cs& r1cs);
+template <class F>
+Densities column_densities(const R1csOf<F>& r1cs);
 
 // acc += coeff · v. Most witness values are 0 or 1 and most coefficients are ±1, so the
 // shortcuts skip the bulk of the Montgomery multiplications of a sparse dot product.
-inline void accumulate_product(Fr& acc, const Fr& coeff, const Fr& v) {
-  static const Fr minus_one = -Fr::one();
+template <class F>
+inline void accumulate_product(F& acc, const F& coeff, const F& v) {
+  static const F minus_one = -F::one();
   if (v.is_zero()) return;
   if (coeff.is_one()) {
     acc += v;
@@ -92,5 +102,13 @@ inline void accumulate_product(Fr& acc, const Fr& coeff, const Fr& v) {
 inline bool test_bit(std::span<const uint64_t> bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1; }
 // Number of set bits.
 std::size_t count_bits(std::span<const uint64_t> bits);
+
+using SparseMatrix = SparseMatrixOf<Fr>;
+using R1cs = R1csOf<Fr>;
+using Evaluations = EvaluationsOf<Fr>;
+namespace bn254 {
+using SparseMatrix = SparseMatrixOf<Fr>;
+using R1cs = R1csOf<Fr>;
+}  // namespace bn254
 
 }  // namespace pp
