@@ -38,6 +38,61 @@ void check(pp_status status, const pp_error& err) {
 
 uint64_t random_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}(); }
 
+// A bn128 key (circom's default prime): proved by the CPU prover over BN254 directly; the engine,
+// its planner and the GPU kernels are BLS12-381's so far (issue 49). The proof is checked against
+// the key's verifying key before anything is written (unless --no-check).
+int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
+  if (!o.engine.devices.empty())
+    fmt::print(stderr, "proofpipe: a bn128 key is proved on the CPU (the GPU path is BLS12-381's so far)\n");
+  const auto t0 = Clock::now();
+  ZkeyReadOptions ro;
+  ro.subgroup_check = o.subgroup_check;
+  bn254::Zkey zkey = read_zkey<bn254::Bn254>(o.zkey, ro);
+  const std::vector<bn254::Fr> z = read_wtns<bn254::Fr>(o.wtns);
+  if (z.size() != zkey.num_vars)
+    throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
+                                            o.wtns.string(), z.size(), o.zkey.string(), zkey.num_vars));
+  const std::vector<bn254::Fr> publics(z.begin() + 1, z.begin() + std::ptrdiff_t(zkey.num_public + 1));
+  const int lg = std::countr_zero(zkey.domain_size);
+  const Densities densities = zkey_densities(zkey);
+  const std::vector<bn254::Witness> witnesses = {witness_from_zkey(zkey, z, densities)};
+  const bn254::ProvingKey pk = take_proving_key(zkey, densities);
+  const double t_read = ms_since(t0);
+  const auto t1 = Clock::now();
+  ProveTimings tm;
+  const bn254::Proof proof = prove(pk, witnesses, o.seed.value_or(random_seed()), &tm).at(0);
+  const double t_prove = ms_since(t1);
+  if (!o.no_check) {
+    const auto t2 = Clock::now();
+    if (!verify(pk.vk, publics, proof))
+      throw std::runtime_error("the proof does not verify against " + o.zkey.string() + " (nothing written)");
+    fmt::print(stderr, "proofpipe: proof checked against the key ({:.0f} ms)\n", ms_since(t2));
+  }
+  write_text_file(o.proof_json, proof_to_snarkjs_json(proof));
+  write_text_file(o.public_json, public_to_snarkjs_json(publics));
+  fmt::print(stderr,
+             "proofpipe: read {:.0f} ms, proved in {:.0f} ms on the CPU, bn128 (witness {:.0f}, H {:.0f}, MSM H {:.0f}, "
+             "L {:.0f}, A {:.0f}, B_G1 {:.0f}, B_G2 {:.0f}); domain 2^{}\n",
+             t_read, t_prove, tm.evaluate, tm.ntt, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2, lg);
+  return 0;
+}
+
+template <class E>
+int verify_snarkjs(const SnarkjsVerifyOptions& o) {
+  const VerifyingKeyOf<E> vk = read_snarkjs_vk<E>(o.vk_json);
+  const std::vector<typename E::Fr> publics = read_public_json<typename E::Fr>(o.public_json);
+  const ProofOf<E> proof = read_snarkjs_proof<E>(o.proof_json);
+  if (publics.size() + 1 != vk.ic.size())
+    throw std::invalid_argument(fmt::format("{} has {} public signals, {} expects {}", o.public_json.string(),
+                                            publics.size(), o.vk_json.string(), vk.ic.size() - 1));
+  if (verify(vk, publics, proof)) {
+    fmt::print("OK: the proof is valid\n");
+    return 0;
+  }
+  fmt::print("INVALID proof\n");
+  return 1;
+}
+
 }  // namespace
 
 // `prove circuit.zkey witness.wtns proof.json public.json` goes through the C API and its engine,
@@ -45,6 +100,7 @@ uint64_t random_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::
 // prover; the proof is checked against the key before it is written (unless --no-check).
 int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   use_one_shot_heap_policy();
+  if (zkey_curve(o.zkey) == CurveId::bn254) return prove_snarkjs_bn254(o);
   const auto t0 = Clock::now();
   pp_error err;
   std::unique_ptr<pp_key, void (*)(pp_key*)> key(nullptr, pp_key_release);
@@ -118,27 +174,22 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
 }
 
 int run_verify_snarkjs(const SnarkjsVerifyOptions& o) {
-  const VerifyingKey vk = read_snarkjs_vk(o.vk_json);
-  const std::vector<Fr> publics = read_public_json(o.public_json);
-  const Proof proof = read_snarkjs_proof(o.proof_json);
-  if (publics.size() + 1 != vk.ic.size())
-    throw std::invalid_argument(fmt::format("{} has {} public signals, {} expects {}", o.public_json.string(),
-                                            publics.size(), o.vk_json.string(), vk.ic.size() - 1));
-  if (verify(vk, publics, proof)) {
-    fmt::print("OK: the proof is valid\n");
-    return 0;
-  }
-  fmt::print("INVALID proof\n");
-  return 1;
+  return snarkjs_vk_curve(o.vk_json) == CurveId::bn254 ? verify_snarkjs<bn254::Bn254>(o) : verify_snarkjs<Bls12_381>(o);
 }
 
 int run_zkey(const ZkeyOptions& o) {
   if (o.action == "export-vk") {
     ZkeyReadOptions ro;
     ro.header_only = true;
-    const Zkey zkey = read_zkey(o.in, ro);
-    write_text_file(o.out, vk_to_snarkjs_json(zkey.vk));
-    fmt::print("wrote {} ({} public signals)\n", o.out.string(), zkey.num_public);
+    auto export_vk = [&](const auto& zkey) {
+      write_text_file(o.out, vk_to_snarkjs_json(zkey.vk));
+      fmt::print("wrote {} ({} public signals, {})\n", o.out.string(), zkey.num_public,
+                 to_string(zkey_curve(o.in)));
+    };
+    if (zkey_curve(o.in) == CurveId::bn254)
+      export_vk(read_zkey<bn254::Bn254>(o.in, ro));
+    else
+      export_vk(read_zkey(o.in, ro));
     return 0;
   }
   if (o.action == "export-params") {

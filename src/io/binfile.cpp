@@ -242,28 +242,34 @@ void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t
 }
 
 // ---------------------------------------------------------------------------------------------
-bool is_scalar_prime(std::span<const uint8_t> bytes) { return prime_equals<4>(bytes, FrParams::modulus); }
-bool is_base_prime(std::span<const uint8_t> bytes) { return prime_equals<6>(bytes, FpParams::modulus); }
+template <class F>
+bool is_prime_of(std::span<const uint8_t> bytes) {
+  return prime_equals<F::Params::N>(bytes, F::Params::modulus);
+}
 
-bool scalar_from_le(Fr& out, std::span<const uint8_t, 32> in) { return out.from_bytes_le(in.data()); }
-
-bool base_from_lem(Fp& out, std::span<const uint8_t, 48> in) {
-  uint64_t v[6];
-  limbs_from_le<6>(v, in.data());
-  if (!limbs_less<6>(v, FpParams::modulus)) return false;
-  for (int i = 0; i < 6; ++i) out.l[i] = v[i];
+template <class F>
+bool field_from_lem(F& out, const uint8_t* in) {
+  constexpr int N = F::Params::N;
+  uint64_t v[N];
+  limbs_from_le<N>(v, in);
+  if (!limbs_less<N>(v, F::Params::modulus)) return false;
+  for (int i = 0; i < N; ++i) out.l[i] = v[i];
   return true;
 }
 
-void base_to_lem(uint8_t out[48], const Fp& x) { limbs_to_le<6>(out, x.l); }
+template <class F>
+void field_to_lem(uint8_t* out, const F& x) {
+  limbs_to_le<F::Params::N>(out, x.l);
+}
 
-bool zkey_coefficient_from_bytes(Fr& out, std::span<const uint8_t, 32> in) {
+template <class F>
+bool zkey_coefficient_from_bytes(F& out, std::span<const uint8_t, 32> in) {
   uint64_t v[4];
   limbs_from_le<4>(v, in.data());
-  if (!limbs_less<4>(v, FrParams::modulus)) return false;
+  if (!limbs_less<4>(v, F::Params::modulus)) return false;
   // v = coef·R² read as a Montgomery form stands for coef·R; one reduction (a Montgomery
   // multiplication by the plain integer 1) leaves coef·R, the Montgomery form of coef.
-  Fr raw;
+  F raw;
   for (int i = 0; i < 4; ++i) raw.l[i] = v[i];
   uint64_t c[4];
   raw.to_canonical(c);
@@ -271,11 +277,12 @@ bool zkey_coefficient_from_bytes(Fr& out, std::span<const uint8_t, 32> in) {
   return true;
 }
 
-void zkey_coefficient_to_bytes(uint8_t out[32], const Fr& coef) {
+template <class F>
+void zkey_coefficient_to_bytes(uint8_t out[32], const F& coef) {
   // Montgomery form coef·R, times R² and reduced once: coef·R².
-  Fr r2_raw;  // the integer R² mod r as raw limbs: a Montgomery multiplication by it multiplies by R
-  for (int i = 0; i < 4; ++i) r2_raw.l[i] = Fr::Consts::r2.v[i];
-  const Fr stored = coef * r2_raw;
+  F r2_raw;  // the integer R² mod r as raw limbs: a Montgomery multiplication by it multiplies by R
+  for (int i = 0; i < 4; ++i) r2_raw.l[i] = F::Consts::r2.v[i];
+  const F stored = coef * r2_raw;
   limbs_to_le<4>(out, stored.l);
 }
 
@@ -289,9 +296,32 @@ const char* to_string(PointError e) {
   return "unknown";
 }
 
-PointError g1_from_lem(G1Affine& out, std::span<const uint8_t, kZkeyG1Bytes> in, bool subgroup_check) {
-  G1Affine p;
-  if (!base_from_lem(p.x, in.subspan<0, 48>()) || !base_from_lem(p.y, in.subspan<48, 48>()))
+namespace {
+// The coordinates of a point: a prime field element, or both halves of an Fp2 one.
+template <class F>
+bool coordinate_from_lem(F& out, const uint8_t* in) {
+  if constexpr (requires { typename F::Base; })
+    return field_from_lem(out.c0, in) && field_from_lem(out.c1, in + sizeof(out.c0));
+  else
+    return field_from_lem(out, in);
+}
+template <class F>
+void coordinate_to_lem(uint8_t* out, const F& x) {
+  if constexpr (requires { typename F::Base; }) {
+    field_to_lem(out, x.c0);
+    field_to_lem(out + sizeof(x.c0), x.c1);
+  } else {
+    field_to_lem(out, x);
+  }
+}
+}  // namespace
+
+template <class C>
+PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check) {
+  constexpr std::size_t kCoord = sizeof(typename C::Field);
+  if (in.size() != 2 * kCoord) throw std::logic_error("point_from_lem: wrong byte count");
+  Affine<C> p;
+  if (!coordinate_from_lem(p.x, in.data()) || !coordinate_from_lem(p.y, in.data() + kCoord))
     return PointError::coordinate_not_canonical;
   if (!p.is_on_curve()) return PointError::not_on_curve;
   if (subgroup_check && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
@@ -299,27 +329,32 @@ PointError g1_from_lem(G1Affine& out, std::span<const uint8_t, kZkeyG1Bytes> in,
   return PointError::ok;
 }
 
-PointError g2_from_lem(G2Affine& out, std::span<const uint8_t, kZkeyG2Bytes> in, bool subgroup_check) {
-  G2Affine p;
-  if (!base_from_lem(p.x.c0, in.subspan<0, 48>()) || !base_from_lem(p.x.c1, in.subspan<48, 48>()) ||
-      !base_from_lem(p.y.c0, in.subspan<96, 48>()) || !base_from_lem(p.y.c1, in.subspan<144, 48>()))
-    return PointError::coordinate_not_canonical;
-  if (!p.is_on_curve()) return PointError::not_on_curve;
-  if (subgroup_check && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
-  out = p;
-  return PointError::ok;
+template <class C>
+void point_to_lem(uint8_t* out, const Affine<C>& p) {
+  coordinate_to_lem(out, p.x);
+  coordinate_to_lem(out + sizeof(typename C::Field), p.y);
 }
 
-void g1_to_lem(uint8_t out[kZkeyG1Bytes], const G1Affine& p) {
-  base_to_lem(out, p.x);
-  base_to_lem(out + 48, p.y);
-}
-
-void g2_to_lem(uint8_t out[kZkeyG2Bytes], const G2Affine& p) {
-  base_to_lem(out, p.x.c0);
-  base_to_lem(out + 48, p.x.c1);
-  base_to_lem(out + 96, p.y.c0);
-  base_to_lem(out + 144, p.y.c1);
-}
+#define PP_LEM_FIELD(F)                                                        \
+  template bool is_prime_of<F>(std::span<const uint8_t>);                     \
+  template bool field_from_lem(F&, const uint8_t*);                           \
+  template void field_to_lem(uint8_t*, const F&);
+PP_LEM_FIELD(Fp)
+PP_LEM_FIELD(Fr)
+PP_LEM_FIELD(bn254::Fp)
+PP_LEM_FIELD(bn254::Fr)
+#undef PP_LEM_FIELD
+template bool zkey_coefficient_from_bytes(Fr&, std::span<const uint8_t, 32>);
+template bool zkey_coefficient_from_bytes(bn254::Fr&, std::span<const uint8_t, 32>);
+template void zkey_coefficient_to_bytes(uint8_t*, const Fr&);
+template void zkey_coefficient_to_bytes(uint8_t*, const bn254::Fr&);
+#define PP_LEM_POINT(C)                                                        \
+  template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, bool); \
+  template void point_to_lem(uint8_t*, const Affine<C>&);
+PP_LEM_POINT(G1Curve)
+PP_LEM_POINT(G2Curve)
+PP_LEM_POINT(bn254::G1Curve)
+PP_LEM_POINT(bn254::G2Curve)
+#undef PP_LEM_POINT
 
 }  // namespace pp

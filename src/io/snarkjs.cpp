@@ -16,6 +16,7 @@
 #include "proofpipe/io/decimal.hpp"
 #include "proofpipe/io/witness.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "proofpipe/pairing/bn254.hpp"
 #include "proofpipe/pairing/pairing.hpp"
 
 namespace pp {
@@ -25,14 +26,52 @@ using Json = nlohmann::ordered_json;
 
 void set_bit(std::vector<uint64_t>& bits, std::size_t i) { bits[i / 64] |= uint64_t(1) << (i % 64); }
 
-Json g1_json(const G1Affine& p) {
-  if (p.is_infinity()) return Json::array({"0", "1", "0"});
-  return Json::array({to_decimal(p.x), to_decimal(p.y), "1"});
+// snarkjs's name of the curve and e(alpha, beta) as ffjavascript's pairing returns it: its final
+// exponentiations (zkcrypto's addition chain for BLS12-381, the Fuentes-Castaneda hard part for
+// BN254, as @noble/curves') yield e^3 and e^m with m = 2x(6x^2 + 3x + 1); proofpipe's pairing()
+// is e exactly (pairing.hpp, pairing/bn254.hpp).
+template <class E>
+struct SnarkjsCurve;
+template <>
+struct SnarkjsCurve<Bls12_381> {
+  static constexpr CurveId id = CurveId::bls12_381;
+  static Fp12 alphabeta(const Fp12& e) { return e * e * e; }
+};
+template <>
+struct SnarkjsCurve<bn254::Bn254> {
+  static constexpr CurveId id = CurveId::bn254;
+  static bn254::Fp12 alphabeta(const bn254::Fp12& e) {
+    const bn254::Fr x = bn254::Fr::from_u64(4965661367192848881ULL);
+    const bn254::Fr m = bn254::Fr::from_u64(2) * x * (bn254::Fr::from_u64(6) * x * x + bn254::Fr::from_u64(3) * x + bn254::Fr::one());
+    uint64_t c[4];
+    m.to_canonical(c);  // e has order r: m mod r is as good as m
+    bn254::Fp12 acc = bn254::Fp12::one();
+    for (int i = 255; i >= 0; --i) {
+      acc = acc * acc;
+      if ((c[i / 64] >> (i % 64)) & 1) acc = acc * e;
+    }
+    return acc;
+  }
+};
+template <class E>
+const char* curve_name() {
+  return to_string(SnarkjsCurve<E>::id);
 }
-Json fp2_json(const Fp2& x) { return Json::array({to_decimal(x.c0), to_decimal(x.c1)}); }
-Json g2_json(const G2Affine& p) {
-  if (p.is_infinity()) return Json::array({Json::array({"0", "0"}), Json::array({"1", "0"}), Json::array({"0", "0"})});
-  return Json::array({fp2_json(p.x), fp2_json(p.y), Json::array({"1", "0"})});
+
+template <class C>
+Json point_json(const Affine<C>& p) {
+  if constexpr (requires { typename C::Field::Base; }) {
+    auto fp2 = [](const typename C::Field& x) { return Json::array({to_decimal(x.c0), to_decimal(x.c1)}); };
+    if (p.is_infinity()) return Json::array({Json::array({"0", "0"}), Json::array({"1", "0"}), Json::array({"0", "0"})});
+    return Json::array({fp2(p.x), fp2(p.y), Json::array({"1", "0"})});
+  } else {
+    if (p.is_infinity()) return Json::array({"0", "1", "0"});
+    return Json::array({to_decimal(p.x), to_decimal(p.y), "1"});
+  }
+}
+template <class F2>
+Json fp2_json(const F2& x) {
+  return Json::array({to_decimal(x.c0), to_decimal(x.c1)});
 }
 
 // ---- reading JSON ----
@@ -68,28 +107,27 @@ class JsonReader {
     if (!j.is_array() || j.size() != size) fail(where, "expected an array of " + std::to_string(size));
     return j;
   }
+  // A coordinate: a decimal string, or [c0, c1] for Fp2.
+  template <class F>
+  F coordinate(const Json& j, const std::string& where) const {
+    if constexpr (requires { typename F::Base; }) {
+      array(j, 2, where);
+      using B = typename F::Base;
+      return F{element<B>(j[0], where + "[0]"), element<B>(j[1], where + "[1]")};
+    } else {
+      return element<F>(j, where);
+    }
+  }
   // [x, y, z] projective (snarkjs writes z = 1; "0" for infinity) -> affine.
-  G1Affine g1(const Json& j, const std::string& where) const {
+  template <class C>
+  Affine<C> point(const Json& j, const std::string& where) const {
+    using F = typename C::Field;
     array(j, 3, where);
-    const Fp x = element<Fp>(j[0], where + "[0]"), y = element<Fp>(j[1], where + "[1]"),
-             z = element<Fp>(j[2], where + "[2]");
-    G1Affine p;
-    if (z.is_zero()) return G1Affine::infinity();
-    const Fp zi = z.inverse(), zi2 = zi.sqr();
-    p = G1Affine{x * zi2, y * zi2 * zi};  // Jacobian, as ffjavascript's fromObject reads it
-    if (!p.is_on_curve()) fail(where, "not on the curve");
-    return p;
-  }
-  Fp2 fp2(const Json& j, const std::string& where) const {
-    array(j, 2, where);
-    return Fp2{element<Fp>(j[0], where + "[0]"), element<Fp>(j[1], where + "[1]")};
-  }
-  G2Affine g2(const Json& j, const std::string& where) const {
-    array(j, 3, where);
-    const Fp2 x = fp2(j[0], where + "[0]"), y = fp2(j[1], where + "[1]"), z = fp2(j[2], where + "[2]");
-    if (z.is_zero()) return G2Affine::infinity();
-    const Fp2 zi = z.inverse(), zi2 = zi.sqr();
-    G2Affine p{x * zi2, y * zi2 * zi};
+    const F x = coordinate<F>(j[0], where + "[0]"), y = coordinate<F>(j[1], where + "[1]"),
+            z = coordinate<F>(j[2], where + "[2]");
+    if (z.is_zero()) return Affine<C>::infinity();
+    const F zi = z.inverse(), zi2 = zi.sqr();
+    const Affine<C> p{x * zi2, y * zi2 * zi};  // Jacobian, as ffjavascript's fromObject reads it
     if (!p.is_on_curve()) fail(where, "not on the curve");
     return p;
   }
@@ -99,19 +137,22 @@ class JsonReader {
   Json root_;
 };
 
-void expect_groth16_bls(const JsonReader& in, bool curve_required) {
+template <class E>
+void expect_groth16(const JsonReader& in, bool curve_required) {
   if (in.root().contains("protocol") && in.field("protocol") != "groth16")
     in.fail("protocol", "is not \"groth16\"");
   if (curve_required || in.root().contains("curve")) {
     const Json& c = in.field("curve");
-    if (c != "bls12381")
-      in.fail("curve", c.dump() + " is not \"bls12381\" (proofpipe proves and verifies on BLS12-381 only)");
+    if (c != curve_name<E>())
+      in.fail("curve", c.dump() + " is not \"" + curve_name<E>() +
+                           "\" (proofpipe reads bls12381 and bn128 files, each for its own curve)");
   }
 }
 
 }  // namespace
 
-Densities zkey_densities(const Zkey& z) {
+template <class E>
+Densities zkey_densities(const ZkeyOf<E>& z) {
   const std::size_t num_inputs = z.num_public + 1, num_aux = z.num_vars - num_inputs;
   std::vector<uint64_t> a_col((z.num_vars + 63) / 64, 0), b_col((z.num_vars + 63) / 64, 0);
   // The points first, in parallel (a pass over 3·nVars points): each task owns whole words.
@@ -121,7 +162,7 @@ Densities zkey_densities(const Zkey& z) {
       if (!z.b1[i].is_infinity() || !z.b2[i].is_infinity()) set_bit(b_col, i);
     }
   });
-  for (const ZkeyCoefficient& c : z.coefficients) set_bit(c.matrix == 0 ? a_col : b_col, c.signal);
+  for (const auto& c : z.coefficients) set_bit(c.matrix == 0 ? a_col : b_col, c.signal);
   Densities d;
   d.a_aux.assign((num_aux + 63) / 64, 0);
   d.b_aux.assign((num_aux + 63) / 64, 0);
@@ -137,7 +178,8 @@ Densities zkey_densities(const Zkey& z) {
 
 namespace {
 
-void expect_point_sections(const Zkey& z) {
+template <class E>
+void expect_point_sections(const ZkeyOf<E>& z) {
   if (z.a.size() != z.num_vars || z.b1.size() != z.num_vars || z.b2.size() != z.num_vars)
     throw std::invalid_argument("proving_key_from_zkey: the zkey's point sections were not read");
 }
@@ -154,10 +196,11 @@ std::vector<P> keep_points(std::vector<P> v, const Keep& keep) {
 }
 
 // Everything but the H and L queries; a, b1, b2 are the zkey's (copies, or taken from it).
-ProvingKey key_without_h_l(const Zkey& z, const Densities& d, std::vector<G1Affine> a, std::vector<G1Affine> b1,
-                           std::vector<G2Affine> b2) {
+template <class E>
+ProvingKeyOf<E> key_without_h_l(const ZkeyOf<E>& z, const Densities& d, std::vector<Affine<typename E::G1>> a,
+                                std::vector<Affine<typename E::G1>> b1, std::vector<Affine<typename E::G2>> b2) {
   const std::size_t num_inputs = z.num_public + 1;
-  ProvingKey pk;
+  ProvingKeyOf<E> pk;
   pk.convention = kSnarkjsConvention;
   pk.vk = z.vk;
   auto in_a = [&](std::size_t i) { return i < num_inputs || test_bit(d.a_aux, i - num_inputs); };
@@ -170,25 +213,28 @@ ProvingKey key_without_h_l(const Zkey& z, const Densities& d, std::vector<G1Affi
 
 }  // namespace
 
-ProvingKey proving_key_from_zkey(const Zkey& z) {
+template <class E>
+ProvingKeyOf<E> proving_key_from_zkey(const ZkeyOf<E>& z) {
   expect_point_sections(z);
-  ProvingKey pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
+  ProvingKeyOf<E> pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
   pk.h = z.h;
   pk.l = z.c;
   return pk;
 }
 
-ProvingKey proving_key_from_zkey(Zkey&& z) {
+template <class E>
+ProvingKeyOf<E> proving_key_from_zkey(ZkeyOf<E>&& z) {
   expect_point_sections(z);
-  ProvingKey pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
+  ProvingKeyOf<E> pk = key_without_h_l(z, zkey_densities(z), z.a, z.b1, z.b2);
   pk.h = std::move(z.h);
   pk.l = std::move(z.c);
   return pk;
 }
 
-ProvingKey take_proving_key(Zkey& z, const Densities& d) {
+template <class E>
+ProvingKeyOf<E> take_proving_key(ZkeyOf<E>& z, const Densities& d) {
   expect_point_sections(z);
-  ProvingKey pk = key_without_h_l(z, d, std::move(z.a), std::move(z.b1), std::move(z.b2));
+  ProvingKeyOf<E> pk = key_without_h_l(z, d, std::move(z.a), std::move(z.b1), std::move(z.b2));
   pk.h = std::move(z.h);
   pk.l = std::move(z.c);
   z.a.clear();
@@ -197,11 +243,15 @@ ProvingKey take_proving_key(Zkey& z, const Densities& d) {
   return pk;
 }
 
-Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values) {
-  return witness_from_zkey(z, values, zkey_densities(z));
+template <class E>
+WitnessOf<E> witness_from_zkey(const ZkeyOf<E>& z, SpanOf<typename E::Fr> values) {
+  return witness_from_zkey<E>(z, values, zkey_densities(z));
 }
 
-Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densities& densities) {
+template <class E>
+WitnessOf<E> witness_from_zkey(const ZkeyOf<E>& z, SpanOf<typename E::Fr> values, const Densities& densities) {
+  using Fr = typename E::Fr;
+  using ZkeyCoefficient = ZkeyCoefficientOf<Fr>;
   if (values.size() != z.num_vars)
     throw std::invalid_argument("the witness has " + std::to_string(values.size()) + " values, the zkey's circuit has " +
                                 "nVars = " + std::to_string(z.num_vars) +
@@ -245,7 +295,7 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densi
     for (std::size_t k = r.begin(); k != r.end(); ++k) c[k] = a[k] * b[k];
   });
   const std::size_t num_inputs = z.num_public + 1;
-  Witness w;
+  WitnessOf<E> w;
   w.a = std::move(a);
   w.b = std::move(b);
   w.c = std::move(c);
@@ -255,7 +305,13 @@ Witness witness_from_zkey(const Zkey& z, std::span<const Fr> values, const Densi
   return w;
 }
 
-Zkey zkey_from_proving_key(const ProvingKey& pk_in, const R1cs& circuit) {
+template <class E>
+ZkeyOf<E> zkey_from_proving_key(const ProvingKeyOf<E>& pk_in, const std::type_identity_t<R1csOf<typename E::Fr>>& circuit) {
+  using Fr = typename E::Fr;
+  using Domain = DomainOf<Fr>;
+  using ZkeyCoefficient = ZkeyCoefficientOf<Fr>;
+  using G1Affine = Affine<typename E::G1>;
+  using G2Affine = Affine<typename E::G2>;
   circuit.validate();
   const std::size_t num_inputs = circuit.num_inputs, num_aux = circuit.num_aux, m0 = circuit.num_constraints();
   const Densities d = column_densities(circuit);
@@ -276,25 +332,31 @@ Zkey zkey_from_proving_key(const ProvingKey& pk_in, const R1cs& circuit) {
   // H in snarkjs's basis on generator 5. bellman's points do not depend on the generator, so a
   // bellman-basis key is relabelled first; a snarkjs-basis key on another generator goes
   // through bellman's basis (exactly).
-  ProvingKey pk = pk_in;
-  if (!(pk.convention == kSnarkjsConvention)) {
-    const uint64_t rows_generator = pk.convention.domain_generator;
-    if (pk.convention.h_basis == HBasis::snarkjs) pk = change_h_basis(pk, HBasis::bellman);
-    pk.convention.domain_generator = Domain::kSnarkjsGenerator;
-    pk = change_h_basis(pk, HBasis::snarkjs);
-    pk.convention.domain_generator = rows_generator;  // where the circuit's rows are, for the renumbering
+  ProvingKeyOf<E> pk = pk_in;
+  uint64_t stride = 1;
+  if constexpr (std::is_same_v<E, Bls12_381>) {
+    if (!(pk.convention == kSnarkjsConvention)) {
+      const uint64_t rows_generator = pk.convention.domain_generator;
+      if (pk.convention.h_basis == HBasis::snarkjs) pk = change_h_basis(pk, HBasis::bellman);
+      pk.convention.domain_generator = Domain::kSnarkjsGenerator;
+      pk = change_h_basis(pk, HBasis::snarkjs);
+      pk.convention.domain_generator = rows_generator;  // where the circuit's rows are, for the renumbering
+    }
+    stride = row_stride(domain.lg(), pk.convention.domain_generator, Domain::kSnarkjsGenerator);
+  } else if (!(pk.convention == kSnarkjsConvention)) {
+    throw std::invalid_argument(std::string("zkey_from_proving_key: a ") + curve_name<E>() +
+                                " key must be in snarkjs's convention (generator 5, snarkjs's H basis)");
   }
-  const uint64_t stride = row_stride(domain.lg(), pk.convention.domain_generator, Domain::kSnarkjsGenerator);
   auto row = [&](std::size_t k) { return uint32_t((unsigned __int128)stride * k % n); };
 
-  Zkey z;
+  ZkeyOf<E> z;
   z.num_vars = num_inputs + num_aux;
   z.num_public = num_inputs - 1;
   z.domain_size = n;
   z.vk = pk.vk;
   for (std::size_t k = 0; k < m0; ++k) {
     for (uint32_t matrix : {0u, 1u}) {
-      const SparseMatrix& m = matrix == 0 ? circuit.a : circuit.b;
+      const SparseMatrixOf<Fr>& m = matrix == 0 ? circuit.a : circuit.b;
       for (uint64_t e = m.row_start[k]; e < m.row_start[k + 1]; ++e)
         z.coefficients.push_back(ZkeyCoefficient{matrix, row(k), m.column[e], m.value[e]});
     }
@@ -320,45 +382,47 @@ Zkey zkey_from_proving_key(const ProvingKey& pk_in, const R1cs& circuit) {
   return z;
 }
 
-Zkey zkey_test_setup(const R1cs& circuit, uint64_t seed) {
+template <class F>
+ZkeyOf<CurveOf<F>> zkey_test_setup(const R1csOf<F>& circuit, uint64_t seed) {
   // Made directly in snarkjs's convention (rows on generator 5, snarkjs's H points), so no basis
   // change is needed and the points are exactly what a ceremony with this tau would give.
   return zkey_from_proving_key(setup(circuit, seed, {}, kSnarkjsConvention), circuit);
 }
 
 // ---------------------------------------------------------------------------------------------
-std::string vk_to_snarkjs_json(const VerifyingKey& vk) {
-  // ffjavascript's final exponentiation (zkcrypto's addition chain, as @noble/curves') yields
-  // e(P, Q)^3; proofpipe's pairing() is e(P, Q) exactly (pairing.hpp), so cube it to match.
-  const Fp12 e = pairing(vk.alpha_g1, vk.beta_g2);
-  const Fp12 ab = e * e * e;
-  auto fp6 = [](const Fp6& x) { return Json::array({fp2_json(x.c0), fp2_json(x.c1), fp2_json(x.c2)}); };
+template <class E>
+std::string vk_to_snarkjs_json(const VerifyingKeyOf<E>& vk) {
+  const auto ab = SnarkjsCurve<E>::alphabeta(pairing(vk.alpha_g1, vk.beta_g2));
+  auto fp6 = [](const auto& x) { return Json::array({fp2_json(x.c0), fp2_json(x.c1), fp2_json(x.c2)}); };
   Json j;
   j["protocol"] = "groth16";
-  j["curve"] = "bls12381";
+  j["curve"] = curve_name<E>();
   j["nPublic"] = vk.ic.size() - 1;
-  j["vk_alpha_1"] = g1_json(vk.alpha_g1);
-  j["vk_beta_2"] = g2_json(vk.beta_g2);
-  j["vk_gamma_2"] = g2_json(vk.gamma_g2);
-  j["vk_delta_2"] = g2_json(vk.delta_g2);
+  j["vk_alpha_1"] = point_json(vk.alpha_g1);
+  j["vk_beta_2"] = point_json(vk.beta_g2);
+  j["vk_gamma_2"] = point_json(vk.gamma_g2);
+  j["vk_delta_2"] = point_json(vk.delta_g2);
   j["vk_alphabeta_12"] = Json::array({fp6(ab.c0), fp6(ab.c1)});
   Json ic = Json::array();
-  for (const G1Affine& p : vk.ic) ic.push_back(g1_json(p));
+  for (const auto& p : vk.ic) ic.push_back(point_json(p));
   j["IC"] = ic;
   return j.dump(1);
 }
 
-VerifyingKey read_snarkjs_vk(const std::filesystem::path& path) {
+template <class E>
+VerifyingKeyOf<E> read_snarkjs_vk(const std::filesystem::path& path) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
   const JsonReader in(path);
-  expect_groth16_bls(in, true);
-  VerifyingKey vk;
-  vk.alpha_g1 = in.g1(in.field("vk_alpha_1"), "vk_alpha_1");
-  vk.beta_g2 = in.g2(in.field("vk_beta_2"), "vk_beta_2");
-  vk.gamma_g2 = in.g2(in.field("vk_gamma_2"), "vk_gamma_2");
-  vk.delta_g2 = in.g2(in.field("vk_delta_2"), "vk_delta_2");
+  expect_groth16<E>(in, true);
+  VerifyingKeyOf<E> vk;
+  vk.alpha_g1 = in.point<G1>(in.field("vk_alpha_1"), "vk_alpha_1");
+  vk.beta_g2 = in.point<G2>(in.field("vk_beta_2"), "vk_beta_2");
+  vk.gamma_g2 = in.point<G2>(in.field("vk_gamma_2"), "vk_gamma_2");
+  vk.delta_g2 = in.point<G2>(in.field("vk_delta_2"), "vk_delta_2");
   const Json& ic = in.field("IC");
   if (!ic.is_array() || ic.empty()) in.fail("IC", "expected a non-empty array");
-  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(in.g1(ic[i], "IC[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(in.point<G1>(ic[i], "IC[" + std::to_string(i) + "]"));
   if (in.root().contains("nPublic")) {
     const Json& np = in.field("nPublic");
     if (!np.is_number_unsigned() || np.get<std::size_t>() + 1 != vk.ic.size())
@@ -367,26 +431,70 @@ VerifyingKey read_snarkjs_vk(const std::filesystem::path& path) {
   return vk;
 }
 
-std::string proof_to_snarkjs_json(const Proof& proof) { return proof_to_json(proof); }
-
-Proof read_snarkjs_proof(const std::filesystem::path& path) {
+CurveId snarkjs_vk_curve(const std::filesystem::path& path) {
   const JsonReader in(path);
-  expect_groth16_bls(in, false);
-  Proof p;
-  p.a = in.g1(in.field("pi_a"), "pi_a");
-  p.b = in.g2(in.field("pi_b"), "pi_b");
-  p.c = in.g1(in.field("pi_c"), "pi_c");
+  const Json& c = in.field("curve");
+  if (c == "bls12381") return CurveId::bls12_381;
+  if (c == "bn128") return CurveId::bn254;
+  in.fail("curve", c.dump() + " is neither \"bls12381\" nor \"bn128\"");
+}
+
+template <class E>
+std::string proof_to_snarkjs_json(const ProofOf<E>& proof) {
+  // nlohmann::ordered_json keeps snarkjs's key order (pi_a, pi_b, pi_c, protocol, curve).
+  Json j;
+  j["pi_a"] = point_json(proof.a);
+  j["pi_b"] = point_json(proof.b);
+  j["pi_c"] = point_json(proof.c);
+  j["protocol"] = "groth16";
+  j["curve"] = curve_name<E>();
+  return j.dump(1);
+}
+
+template <class E>
+ProofOf<E> read_snarkjs_proof(const std::filesystem::path& path) {
+  const JsonReader in(path);
+  expect_groth16<E>(in, false);
+  ProofOf<E> p;
+  p.a = in.point<typename E::G1>(in.field("pi_a"), "pi_a");
+  p.b = in.point<typename E::G2>(in.field("pi_b"), "pi_b");
+  p.c = in.point<typename E::G1>(in.field("pi_c"), "pi_c");
   if (!is_in_subgroup(p.a)) in.fail("pi_a", "not in the prime-order subgroup");
   if (!is_in_subgroup(p.b)) in.fail("pi_b", "not in the prime-order subgroup");
   if (!is_in_subgroup(p.c)) in.fail("pi_c", "not in the prime-order subgroup");
   return p;
 }
 
-std::string public_to_snarkjs_json(std::span<const Fr> inputs_without_one) {
+namespace {
+template <class F>
+std::string public_json(std::span<const F> inputs_without_one) {
   Json j = Json::array();
-  for (const Fr& x : inputs_without_one) j.push_back(to_decimal(x));
+  for (const F& x : inputs_without_one) j.push_back(to_decimal(x));
   return j.dump(1);
 }
+}  // namespace
+
+std::string public_to_snarkjs_json(std::span<const Fr> inputs_without_one) { return public_json(inputs_without_one); }
+std::string public_to_snarkjs_json(std::span<const bn254::Fr> inputs_without_one) {
+  return public_json(inputs_without_one);
+}
+
+#define PP_SNARKJS_DEFINE(E)                                                                                   \
+  template Densities zkey_densities(const ZkeyOf<E>&);                                                         \
+  template ProvingKeyOf<E> proving_key_from_zkey(const ZkeyOf<E>&);                                            \
+  template ProvingKeyOf<E> proving_key_from_zkey(ZkeyOf<E>&&);                                                 \
+  template ProvingKeyOf<E> take_proving_key(ZkeyOf<E>&, const Densities&);                                     \
+  template WitnessOf<E> witness_from_zkey(const ZkeyOf<E>&, SpanOf<E::Fr>);                                    \
+  template WitnessOf<E> witness_from_zkey(const ZkeyOf<E>&, SpanOf<E::Fr>, const Densities&);                  \
+  template ZkeyOf<E> zkey_from_proving_key(const ProvingKeyOf<E>&, const R1csOf<E::Fr>&);                      \
+  template ZkeyOf<E> zkey_test_setup(const R1csOf<E::Fr>&, uint64_t);                                          \
+  template std::string vk_to_snarkjs_json(const VerifyingKeyOf<E>&);                                           \
+  template VerifyingKeyOf<E> read_snarkjs_vk<E>(const std::filesystem::path&);                                 \
+  template std::string proof_to_snarkjs_json(const ProofOf<E>&);                                               \
+  template ProofOf<E> read_snarkjs_proof<E>(const std::filesystem::path&);
+PP_SNARKJS_DEFINE(Bls12_381)
+PP_SNARKJS_DEFINE(bn254::Bn254)
+#undef PP_SNARKJS_DEFINE
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::trunc);

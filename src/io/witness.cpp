@@ -2,6 +2,8 @@
 // Native witness files, decimal scalars and public-input JSON (formats in docs/FORMATS.md).
 #include "proofpipe/io/witness.hpp"
 
+#include "proofpipe/io/snarkjs.hpp"
+
 #include "proofpipe/core/big_vector.hpp"
 
 #include <nlohmann/json.hpp>
@@ -443,19 +445,7 @@ Witness read_witness(const std::filesystem::path& path) {
   return w;
 }
 
-std::string proof_to_json(const Proof& proof) {
-  // nlohmann::ordered_json keeps snarkjs's key order (pi_a, pi_b, pi_c, protocol, curve).
-  using Json = nlohmann::ordered_json;
-  auto g1 = [](const G1Affine& p) { return Json::array({to_decimal(p.x), to_decimal(p.y), "1"}); };
-  Json j;
-  j["pi_a"] = g1(proof.a);
-  j["pi_b"] = Json::array({Json::array({to_decimal(proof.b.x.c0), to_decimal(proof.b.x.c1)}),
-                           Json::array({to_decimal(proof.b.y.c0), to_decimal(proof.b.y.c1)}), Json::array({"1", "0"})});
-  j["pi_c"] = g1(proof.c);
-  j["protocol"] = "groth16";
-  j["curve"] = "bls12381";
-  return j.dump(1);
-}
+std::string proof_to_json(const Proof& proof) { return proof_to_snarkjs_json(proof); }
 
 void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one) {
   nlohmann::json j = nlohmann::json::array();
@@ -465,7 +455,8 @@ void write_public_json(const std::filesystem::path& path, std::span<const Fr> in
   if (!f) throw std::runtime_error(path.string() + ": write failed");
 }
 
-std::vector<Fr> read_public_json(const std::filesystem::path& path) {
+template <class F>
+std::vector<F> read_public_json(const std::filesystem::path& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path.string() + ": cannot open");
   nlohmann::json j;
@@ -475,10 +466,10 @@ std::vector<Fr> read_public_json(const std::filesystem::path& path) {
     throw std::runtime_error(path.string() + ": not valid JSON: " + e.what());
   }
   if (!j.is_array()) throw std::runtime_error(path.string() + ": expected a JSON array of decimal strings");
-  std::vector<Fr> out;
+  std::vector<F> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
     if (!j[i].is_string()) throw std::runtime_error(path.string() + ": element " + std::to_string(i) + " is not a string");
-    const auto x = fr_from_decimal(j[i].get<std::string>());
+    const auto x = from_decimal<F>(j[i].get<std::string>());
     if (!x)
       throw std::runtime_error(path.string() + ": element " + std::to_string(i) +
                                " is not a decimal scalar below the group order");
@@ -486,5 +477,7 @@ std::vector<Fr> read_public_json(const std::filesystem::path& path) {
   }
   return out;
 }
+template std::vector<Fr> read_public_json<Fr>(const std::filesystem::path&);
+template std::vector<bn254::Fr> read_public_json<bn254::Fr>(const std::filesystem::path&);
 
 }  // namespace pp

@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "proofpipe/core/big_vector.hpp"
 
@@ -17,18 +18,23 @@ namespace pp {
 
 namespace {
 
-// The first min(limit, nWitness) values of a .wtns, and nWitness in *total.
-std::vector<Fr> parse_values(std::span<const uint8_t> bytes, std::string_view name, std::size_t limit,
-                             std::size_t* total) {
+// The first min(limit, nWitness) values of a .wtns over F, and nWitness in *total.
+template <class F>
+std::vector<F> parse_values(std::span<const uint8_t> bytes, std::string_view name, std::size_t limit,
+                            std::size_t* total) {
   const BinFile file(bytes, name, "wtns", 2);
   uint32_t count = 0;
   {
     SectionReader in = file.section(1, "header");
     const uint32_t n8 = in.u32("n8");
     const uint64_t at = in.offset();
-    if (n8 != 32 || !is_scalar_prime(in.bytes(n8, "prime")))
-      in.fail_at(at, "wrong prime: the witness is not over BLS12-381's scalar field (n8 = " + std::to_string(n8) +
-                         "; compile the circuit with circom --prime bls12381)");
+    const std::span<const uint8_t> prime = in.bytes(n8, "prime");
+    if (n8 != 32 || !is_prime_of<F>(prime)) {
+      const bool other = std::is_same_v<F, Fr> ? is_prime_of<bn254::Fr>(prime) : is_prime_of<Fr>(prime);
+      in.fail_at(at, std::string("wrong prime: the witness is not over ") + (std::is_same_v<F, Fr> ? "BLS12-381" : "BN254") +
+                         "'s scalar field (n8 = " + std::to_string(n8) +
+                         (other ? "; it is over the other curve's: the key and the witness disagree" : "") + ")");
+    }
     count = in.u32("nWitness");
     in.expect_end();
   }
@@ -43,7 +49,7 @@ std::vector<Fr> parse_values(std::span<const uint8_t> bytes, std::string_view na
   const std::span<const uint8_t> raw = in.bytes(uint64_t(count) * 32, "values");
   *total = count;
   count = uint32_t(std::min<std::size_t>(count, limit));
-  std::vector<Fr> z = big_vector<Fr>(count);
+  std::vector<F> z = big_vector<F>(count);
   std::atomic<uint64_t> first_bad{std::numeric_limits<uint64_t>::max()};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i)
@@ -62,36 +68,41 @@ std::vector<Fr> parse_values(std::span<const uint8_t> bytes, std::string_view na
 
 }  // namespace
 
-std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name) {
+template <class F>
+std::vector<F> parse_wtns(std::span<const uint8_t> bytes, std::string_view name) {
   std::size_t total = 0;
-  return parse_values(bytes, name, std::numeric_limits<std::size_t>::max(), &total);
+  return parse_values<F>(bytes, name, std::numeric_limits<std::size_t>::max(), &total);
 }
 
-std::vector<Fr> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total) {
+template <class F>
+std::vector<F> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total) {
   const MappedFile file(path);
   std::size_t all = 0;
-  std::vector<Fr> z = parse_values(file.bytes(), path.string(), std::max<std::size_t>(count, 1), &all);
+  std::vector<F> z = parse_values<F>(file.bytes(), path.string(), std::max<std::size_t>(count, 1), &all);
   z.resize(std::min(z.size(), count));
   if (total) *total = all;
   return z;
 }
 
-std::vector<Fr> read_wtns(const std::filesystem::path& path) {
+template <class F>
+std::vector<F> read_wtns(const std::filesystem::path& path) {
   const MappedFile file(path);
-  return parse_wtns(file.bytes(), path.string());
+  return parse_wtns<F>(file.bytes(), path.string());
 }
 
-std::vector<uint8_t> encode_wtns(std::span<const Fr> z) {
+namespace {
+template <class F>
+std::vector<uint8_t> encode(std::span<const F> z) {
   if (z.size() > std::numeric_limits<uint32_t>::max()) throw std::invalid_argument("encode_wtns: too many values");
   BinFileWriter w("wtns", 2, 2);
   w.begin_section(1);
   w.u32(32);
-  for (int i = 0; i < 4; ++i) w.u64(FrParams::modulus.v[i]);
+  for (int i = 0; i < 4; ++i) w.u64(F::Params::modulus.v[i]);
   w.u32(uint32_t(z.size()));
   w.end_section();
   w.begin_section(2);
   uint8_t b[32];
-  for (const Fr& x : z) {
+  for (const F& x : z) {
     x.to_bytes_le(b);
     w.bytes(b);
   }
@@ -99,6 +110,21 @@ std::vector<uint8_t> encode_wtns(std::span<const Fr> z) {
   return w.finish();
 }
 
+}  // namespace
+
+std::vector<uint8_t> encode_wtns(std::span<const Fr> z) { return encode(z); }
+std::vector<uint8_t> encode_wtns(std::span<const bn254::Fr> z) { return encode(z); }
 void write_wtns(const std::filesystem::path& path, std::span<const Fr> z) { write_file_bytes(path, encode_wtns(z)); }
+void write_wtns(const std::filesystem::path& path, std::span<const bn254::Fr> z) {
+  write_file_bytes(path, encode_wtns(z));
+}
+
+#define PP_WTNS_DEFINE(F)                                                                            \
+  template std::vector<F> parse_wtns<F>(std::span<const uint8_t>, std::string_view);                 \
+  template std::vector<F> read_wtns<F>(const std::filesystem::path&);                                \
+  template std::vector<F> read_wtns_prefix<F>(const std::filesystem::path&, std::size_t, std::size_t*);
+PP_WTNS_DEFINE(Fr)
+PP_WTNS_DEFINE(bn254::Fr)
+#undef PP_WTNS_DEFINE
 
 }  // namespace pp

@@ -2,6 +2,8 @@
 // snarkjs Groth16 `.zkey` files: section-table reader with parallel point checks, and the writer.
 #include "proofpipe/io/zkey.hpp"
 
+#include "proofpipe/ntt/ntt.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
@@ -9,6 +11,8 @@
 #include <atomic>
 #include <exception>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 
@@ -16,11 +20,16 @@ namespace pp {
 namespace {
 
 constexpr uint32_t kProtocolGroth16 = 1;
-constexpr uint32_t kMaxDomainLg = 31;  // snarkjs's H step needs the 2n-th root; Fr's 2-adicity is 32
 constexpr std::size_t kCoefficientBytes = 12 + 32;
+// snarkjs's H step needs the 2n-th root: the domain is at most half the field's 2-adicity (BLS12-381
+// 2^31, BN254 2^27).
+template <class E>
+constexpr int kMaxDomainLg = DomainOf<typename E::Fr>::kMaxLg - 1;
 
-template <class P, std::size_t B, class Decode>
-std::vector<P> read_points(SectionReader& in, uint64_t count, const char* what, bool subgroup, Decode decode) {
+template <class C>
+std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char* what, bool subgroup) {
+  constexpr std::size_t B = kLemPointBytes<C>;
+  using P = Affine<C>;
   in.need_items(count, B, what);
   const uint64_t base = in.offset();
   const std::span<const uint8_t> data = in.bytes(count * B, what);
@@ -30,7 +39,7 @@ std::vector<P> read_points(SectionReader& in, uint64_t count, const char* what, 
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       if (i >= first_bad.load(std::memory_order_relaxed)) return;
-      if (decode(out[i], std::span<const uint8_t, B>(data.data() + i * B, B), subgroup) != PointError::ok) {
+      if (point_from_lem<C>(out[i], data.subspan(i * B, B), subgroup) != PointError::ok) {
         uint64_t cur = first_bad.load();
         while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
         }
@@ -41,30 +50,36 @@ std::vector<P> read_points(SectionReader& in, uint64_t count, const char* what, 
   const uint64_t bad = first_bad.load();
   if (bad != kNone) {
     P p;
-    const PointError e = decode(p, std::span<const uint8_t, B>(data.data() + bad * B, B), subgroup);
+    const PointError e = point_from_lem<C>(p, data.subspan(bad * B, B), subgroup);
     in.fail_at(base + bad * B, std::string(what) + " point " + std::to_string(bad) + " of " + std::to_string(count) +
                                    ": " + to_string(e));
   }
   return out;
 }
 
-G1Affine read_g1(SectionReader& in, const char* what) {
+template <class C>
+Affine<C> read_point(SectionReader& in, const char* what) {
   const uint64_t at = in.offset();
-  G1Affine p;
-  const PointError e = g1_from_lem(p, in.bytes(kZkeyG1Bytes, what).first<kZkeyG1Bytes>(), true);
+  Affine<C> p;
+  const PointError e = point_from_lem<C>(p, in.bytes(kLemPointBytes<C>, what), true);
   if (e != PointError::ok) in.fail_at(at, std::string(what) + ": " + to_string(e));
   return p;
 }
 
-G2Affine read_g2(SectionReader& in, const char* what) {
-  const uint64_t at = in.offset();
-  G2Affine p;
-  const PointError e = g2_from_lem(p, in.bytes(kZkeyG2Bytes, what).first<kZkeyG2Bytes>(), true);
-  if (e != PointError::ok) in.fail_at(at, std::string(what) + ": " + to_string(e));
-  return p;
+// The curve whose primes these are (n8q bytes of q, n8r of r), if any.
+std::optional<CurveId> curve_of(std::span<const uint8_t> q, std::span<const uint8_t> r) {
+  if (is_prime_of<Fp>(q) && is_prime_of<Fr>(r)) return CurveId::bls12_381;
+  if (is_prime_of<bn254::Fp>(q) && is_prime_of<bn254::Fr>(r)) return CurveId::bn254;
+  return std::nullopt;
 }
 
-void read_header(const BinFile& file, Zkey& z) {
+template <class E>
+constexpr CurveId kCurveId = std::is_same_v<E, Bls12_381> ? CurveId::bls12_381 : CurveId::bn254;
+
+template <class E>
+void read_header(const BinFile& file, ZkeyOf<E>& z) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
   {
     SectionReader in = file.section(1, "header");
     const uint32_t protocol = in.u32("protocol");
@@ -75,41 +90,72 @@ void read_header(const BinFile& file, Zkey& z) {
   SectionReader in = file.section(2, "Groth16 header");
   const uint32_t n8q = in.u32("n8q");
   const uint64_t q_at = in.offset();
-  if (n8q != 48 || !is_base_prime(in.bytes(n8q, "q")))
-    in.fail_at(q_at, "wrong curve: the base-field prime (" + std::to_string(n8q) +
-                         " bytes) is not BLS12-381's; proofpipe proves on BLS12-381 only (circom --prime bls12381, "
-                         "snarkjs powersoftau new bls12381)");
+  if (n8q != 32 && n8q != 48) in.fail_at(q_at - 4, "n8q = " + std::to_string(n8q) + " (32 for bn128, 48 for bls12381)");
+  const std::span<const uint8_t> q = in.bytes(n8q, "q");
   const uint32_t n8r = in.u32("n8r");
-  const uint64_t r_at = in.offset();
-  if (n8r != 32 || !is_scalar_prime(in.bytes(n8r, "r")))
-    in.fail_at(r_at, "wrong curve: the scalar-field prime is not BLS12-381's r");
+  if (n8r != 32) in.fail_at(in.offset() - 4, "n8r = " + std::to_string(n8r) + ", expected 32");
+  const std::span<const uint8_t> r = in.bytes(n8r, "r");
+  const std::optional<CurveId> curve = curve_of(q, r);
+  if (!curve)
+    in.fail_at(q_at, "wrong curve: the primes are neither BLS12-381's nor BN254's (proofpipe proves on bls12381 and bn128)");
+  if (*curve != kCurveId<E>)
+    in.fail_at(q_at, std::string("wrong curve: a ") + to_string(*curve) + " key read as " + to_string(kCurveId<E>) +
+                         " (zkey_curve tells which)");
   z.num_vars = in.u32("nVars");
   z.num_public = in.u32("nPublic");
   z.domain_size = in.u32("domainSize");
   if (z.num_public + 1 > z.num_vars)
     in.fail("nPublic = " + std::to_string(z.num_public) + " leaves no room for the constant one in nVars = " +
             std::to_string(z.num_vars));
-  if (z.domain_size < 2 || (z.domain_size & (z.domain_size - 1)) != 0 || z.domain_size > (std::size_t(1) << kMaxDomainLg))
-    in.fail("domainSize " + std::to_string(z.domain_size) + " is not a power of two in 2..2^31");
-  z.vk.alpha_g1 = read_g1(in, "alpha_1");
-  z.vk.beta_g1 = read_g1(in, "beta_1");
-  z.vk.beta_g2 = read_g2(in, "beta_2");
-  z.vk.gamma_g2 = read_g2(in, "gamma_2");
-  z.vk.delta_g1 = read_g1(in, "delta_1");
-  z.vk.delta_g2 = read_g2(in, "delta_2");
+  const std::size_t max_domain = std::size_t(1) << kMaxDomainLg<E>;
+  if ((z.domain_size < 2) || (z.domain_size & (z.domain_size - 1)) != 0 || z.domain_size > max_domain)
+    in.fail("domainSize " + std::to_string(z.domain_size) + " is not a power of two in 2..2^" +
+            std::to_string(kMaxDomainLg<E>));
+  z.vk.alpha_g1 = read_point<G1>(in, "alpha_1");
+  z.vk.beta_g1 = read_point<G1>(in, "beta_1");
+  z.vk.beta_g2 = read_point<G2>(in, "beta_2");
+  z.vk.gamma_g2 = read_point<G2>(in, "gamma_2");
+  z.vk.delta_g1 = read_point<G1>(in, "delta_1");
+  z.vk.delta_g2 = read_point<G2>(in, "delta_2");
   in.expect_end();
 }
 
 }  // namespace
 
-Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options) {
+const char* to_string(CurveId c) { return c == CurveId::bls12_381 ? "bls12381" : "bn128"; }
+
+CurveId zkey_curve(std::span<const uint8_t> bytes, std::string_view name) {
   const BinFile file(bytes, name, "zkey", 1);
-  Zkey z;
+  SectionReader in = file.section(2, "Groth16 header");
+  const uint32_t n8q = in.u32("n8q");
+  const uint64_t q_at = in.offset();
+  if (n8q != 32 && n8q != 48) in.fail_at(q_at - 4, "n8q = " + std::to_string(n8q) + " (32 for bn128, 48 for bls12381)");
+  const std::span<const uint8_t> q = in.bytes(n8q, "q");
+  const uint32_t n8r = in.u32("n8r");
+  const std::span<const uint8_t> r = in.bytes(n8r, "r");
+  const std::optional<CurveId> curve = curve_of(q, r);
+  if (!curve)
+    in.fail_at(q_at, "wrong curve: the primes are neither BLS12-381's nor BN254's (proofpipe proves on bls12381 and bn128)");
+  return *curve;
+}
+
+CurveId zkey_curve(const std::filesystem::path& path) {
+  const MappedFile file(path);
+  return zkey_curve(file.bytes(), path.string());
+}
+
+template <class E>
+ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  constexpr std::size_t kG1 = kLemPointBytes<G1>, kG2 = kLemPointBytes<G2>;
+  const BinFile file(bytes, name, "zkey", 1);
+  ZkeyOf<E> z;
   read_header(file, z);
   {
     SectionReader in = file.section(3, "IC");
-    in.need_items(z.num_public + 1, kZkeyG1Bytes, "IC");
-    z.vk.ic = read_points<G1Affine, kZkeyG1Bytes>(in, z.num_public + 1, "IC", true, g1_from_lem);
+    in.need_items(z.num_public + 1, kG1, "IC");
+    z.vk.ic = read_points<G1>(in, z.num_public + 1, "IC", true);
     in.expect_end();
   }
   SectionReader coeffs = file.section(4, "coefficients");
@@ -124,7 +170,7 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
     z.coefficients.resize(num_coefficients);
     for (uint32_t k = 0; k < num_coefficients; ++k) {
       const uint64_t at = coeffs.offset();
-      ZkeyCoefficient& c = z.coefficients[k];
+      ZkeyCoefficientOf<typename E::Fr>& c = z.coefficients[k];
       c.matrix = coeffs.u32("matrix");
       c.constraint = coeffs.u32("constraint");
       c.signal = coeffs.u32("signal");
@@ -145,19 +191,19 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
     const bool sub = options.subgroup_check;
     auto g1_section = [&](uint32_t id, const char* what, std::size_t count) {
       SectionReader in = file.section(id, what);
-      if (in.remaining() != count * kZkeyG1Bytes)
+      if (in.remaining() != count * kG1)
         in.fail(std::string(what) + ": " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(count) +
-                " points × 96 = " + std::to_string(count * kZkeyG1Bytes));
-      return read_points<G1Affine, kZkeyG1Bytes>(in, count, what, sub, g1_from_lem);
+                " points × " + std::to_string(kG1) + " = " + std::to_string(count * kG1));
+      return read_points<G1>(in, count, what, sub);
     };
     z.a = g1_section(5, "A", z.num_vars);
     z.b1 = g1_section(6, "B1", z.num_vars);
     {
       SectionReader in = file.section(7, "B2");
-      if (in.remaining() != z.num_vars * kZkeyG2Bytes)
+      if (in.remaining() != z.num_vars * kG2)
         in.fail("B2: " + std::to_string(in.remaining()) + " bytes, expected " + std::to_string(z.num_vars) +
-                " points × 192 = " + std::to_string(z.num_vars * kZkeyG2Bytes));
-      z.b2 = read_points<G2Affine, kZkeyG2Bytes>(in, z.num_vars, "B2", sub, g2_from_lem);
+                " points × " + std::to_string(kG2) + " = " + std::to_string(z.num_vars * kG2));
+      z.b2 = read_points<G2>(in, z.num_vars, "B2", sub);
     }
     z.c = g1_section(8, "C", z.num_vars - z.num_public - 1);
     z.h = g1_section(9, "H", z.domain_size);
@@ -192,19 +238,25 @@ Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const Zke
   return z;
 }
 
-Zkey read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options) {
+template <class E>
+ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options) {
   const MappedFile file(path);
-  return parse_zkey(file.bytes(), path.string(), options);
+  return parse_zkey<E>(file.bytes(), path.string(), options);
 }
 
-std::vector<uint8_t> encode_zkey(const Zkey& z) {
+template <class E>
+std::vector<uint8_t> encode_zkey(const ZkeyOf<E>& z) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  using Fq = typename G1::Field;
+  using F = typename E::Fr;
   auto expect = [](const char* what, std::size_t got, std::size_t want) {
     if (got != want)
       throw std::invalid_argument(std::string("encode_zkey: ") + what + " has " + std::to_string(got) +
                                   " entries, expected " + std::to_string(want));
   };
   if (z.num_vars < z.num_public + 1) throw std::invalid_argument("encode_zkey: nVars < nPublic + 1");
-  if (z.num_vars > std::numeric_limits<uint32_t>::max() || z.domain_size > (std::size_t(1) << kMaxDomainLg) ||
+  if (z.num_vars > std::numeric_limits<uint32_t>::max() || z.domain_size > (std::size_t(1) << kMaxDomainLg<E>) ||
       z.coefficients.size() > std::numeric_limits<uint32_t>::max())
     throw std::invalid_argument("encode_zkey: sizes beyond the format's u32 fields");
   expect("ic", z.vk.ic.size(), z.num_public + 1);
@@ -215,13 +267,13 @@ std::vector<uint8_t> encode_zkey(const Zkey& z) {
   expect("h", z.h.size(), z.domain_size);
 
   BinFileWriter w("zkey", 1, 10);
-  uint8_t g1[kZkeyG1Bytes], g2[kZkeyG2Bytes], fr[32];
-  auto put_g1 = [&](const G1Affine& p) {
-    g1_to_lem(g1, p);
+  uint8_t g1[kLemPointBytes<G1>], g2[kLemPointBytes<G2>], fr[32];
+  auto put_g1 = [&](const Affine<G1>& p) {
+    point_to_lem(g1, p);
     w.bytes(g1);
   };
-  auto put_g2 = [&](const G2Affine& p) {
-    g2_to_lem(g2, p);
+  auto put_g2 = [&](const Affine<G2>& p) {
+    point_to_lem(g2, p);
     w.bytes(g2);
   };
   auto put_prime = [&](const auto& modulus, int limbs) {
@@ -231,10 +283,10 @@ std::vector<uint8_t> encode_zkey(const Zkey& z) {
   w.u32(kProtocolGroth16);
   w.end_section();
   w.begin_section(2);
-  w.u32(48);
-  put_prime(FpParams::modulus, 6);
+  w.u32(uint32_t(sizeof(Fq)));
+  put_prime(Fq::Params::modulus, Fq::Params::N);
   w.u32(32);
-  put_prime(FrParams::modulus, 4);
+  put_prime(F::Params::modulus, 4);
   w.u32(uint32_t(z.num_vars));
   w.u32(uint32_t(z.num_public));
   w.u32(uint32_t(z.domain_size));
@@ -246,11 +298,11 @@ std::vector<uint8_t> encode_zkey(const Zkey& z) {
   put_g2(z.vk.delta_g2);
   w.end_section();
   w.begin_section(3);
-  for (const G1Affine& p : z.vk.ic) put_g1(p);
+  for (const Affine<G1>& p : z.vk.ic) put_g1(p);
   w.end_section();
   w.begin_section(4);
   w.u32(uint32_t(z.coefficients.size()));
-  for (const ZkeyCoefficient& c : z.coefficients) {
+  for (const ZkeyCoefficientOf<F>& c : z.coefficients) {
     w.u32(c.matrix);
     w.u32(c.constraint);
     w.u32(c.signal);
@@ -259,19 +311,19 @@ std::vector<uint8_t> encode_zkey(const Zkey& z) {
   }
   w.end_section();
   w.begin_section(5);
-  for (const G1Affine& p : z.a) put_g1(p);
+  for (const Affine<G1>& p : z.a) put_g1(p);
   w.end_section();
   w.begin_section(6);
-  for (const G1Affine& p : z.b1) put_g1(p);
+  for (const Affine<G1>& p : z.b1) put_g1(p);
   w.end_section();
   w.begin_section(7);
-  for (const G2Affine& p : z.b2) put_g2(p);
+  for (const Affine<G2>& p : z.b2) put_g2(p);
   w.end_section();
   w.begin_section(8);
-  for (const G1Affine& p : z.c) put_g1(p);
+  for (const Affine<G1>& p : z.c) put_g1(p);
   w.end_section();
   w.begin_section(9);
-  for (const G1Affine& p : z.h) put_g1(p);
+  for (const Affine<G1>& p : z.h) put_g1(p);
   w.end_section();
   w.begin_section(10);
   if (z.mpc_params.empty()) {
@@ -287,6 +339,18 @@ std::vector<uint8_t> encode_zkey(const Zkey& z) {
   return w.finish();
 }
 
-void write_zkey(const std::filesystem::path& path, const Zkey& zkey) { write_file_bytes(path, encode_zkey(zkey)); }
+template <class E>
+void write_zkey(const std::filesystem::path& path, const ZkeyOf<E>& zkey) {
+  write_file_bytes(path, encode_zkey(zkey));
+}
+
+#define PP_ZKEY_DEFINE(E)                                                                                 \
+  template ZkeyOf<E> parse_zkey<E>(std::span<const uint8_t>, std::string_view, const ZkeyReadOptions&);     \
+  template ZkeyOf<E> read_zkey<E>(const std::filesystem::path&, const ZkeyReadOptions&);                    \
+  template std::vector<uint8_t> encode_zkey(const ZkeyOf<E>&);                                             \
+  template void write_zkey(const std::filesystem::path&, const ZkeyOf<E>&);
+PP_ZKEY_DEFINE(Bls12_381)
+PP_ZKEY_DEFINE(bn254::Bn254)
+#undef PP_ZKEY_DEFINE
 
 }  // namespace pp

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp {
 
@@ -117,28 +118,42 @@ class MappedFile {
 // Writes (truncates) the file; FormatError naming it on failure.
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
-// ---- field elements and points as snarkjs stores them ----
-// A prime given as n8 little-endian bytes equals r (scalar field) / p (base field).
-bool is_scalar_prime(std::span<const uint8_t> bytes);
-bool is_base_prime(std::span<const uint8_t> bytes);
+// ---- field elements and points as snarkjs stores them (BLS12-381 and BN254 alike) ----
+// A prime given as n8 little-endian bytes equals F's modulus (Fr or Fp of either curve).
+template <class F>
+bool is_prime_of(std::span<const uint8_t> bytes);
+// BLS12-381's r and p.
+inline bool is_scalar_prime(std::span<const uint8_t> bytes) { return is_prime_of<Fr>(bytes); }
+inline bool is_base_prime(std::span<const uint8_t> bytes) { return is_prime_of<Fp>(bytes); }
 // Canonical little-endian scalar (the .wtns and .r1cs encoding); false when >= r.
-bool scalar_from_le(Fr& out, std::span<const uint8_t, 32> in);
-// snarkjs's "LEM" encoding: the raw Montgomery-form limbs (R = 2^384 for Fp, 2^256 for Fr),
-// little-endian, which is exactly proofpipe's in-memory Montgomery form. False when >= modulus.
-bool base_from_lem(Fp& out, std::span<const uint8_t, 48> in);
-void base_to_lem(uint8_t out[48], const Fp& x);
+template <class F>
+bool scalar_from_le(F& out, std::span<const uint8_t, 32> in) {
+  return out.from_bytes_le(in.data());
+}
+// snarkjs's "LEM" encoding: the raw Montgomery-form limbs (R = 2^(64·N): 2^384 for BLS12-381's Fp,
+// 2^256 for its Fr and for BN254's fields), little-endian, which is exactly proofpipe's in-memory
+// Montgomery form. False when >= modulus. F is a prime field; sizeof(F) bytes.
+template <class F>
+bool field_from_lem(F& out, const uint8_t* in);
+template <class F>
+void field_to_lem(uint8_t* out, const F& x);
 // A .zkey coefficient: snarkjs stores coef·R² mod r with R = 2^256 (the Montgomery form of
 // coef·R). Returns coef; false when the stored value is >= r.
-bool zkey_coefficient_from_bytes(Fr& out, std::span<const uint8_t, 32> in);
-void zkey_coefficient_to_bytes(uint8_t out[32], const Fr& coef);
+template <class F>
+bool zkey_coefficient_from_bytes(F& out, std::span<const uint8_t, 32> in);
+template <class F>
+void zkey_coefficient_to_bytes(uint8_t out[32], const F& coef);
 // Affine points x‖y in LEM, G2 as x.c0‖x.c1‖y.c0‖y.c1; all zero bytes is the point at infinity.
-inline constexpr std::size_t kZkeyG1Bytes = 96;
-inline constexpr std::size_t kZkeyG2Bytes = 192;
+template <class C>
+inline constexpr std::size_t kLemPointBytes = 2 * sizeof(typename C::Field);
+inline constexpr std::size_t kZkeyG1Bytes = kLemPointBytes<G1Curve>;  // BLS12-381: 96
+inline constexpr std::size_t kZkeyG2Bytes = kLemPointBytes<G2Curve>;  // BLS12-381: 192
 enum class PointError { ok, coordinate_not_canonical, not_on_curve, not_in_subgroup };
 const char* to_string(PointError e);
-PointError g1_from_lem(G1Affine& out, std::span<const uint8_t, kZkeyG1Bytes> in, bool subgroup_check);
-PointError g2_from_lem(G2Affine& out, std::span<const uint8_t, kZkeyG2Bytes> in, bool subgroup_check);
-void g1_to_lem(uint8_t out[kZkeyG1Bytes], const G1Affine& p);
-void g2_to_lem(uint8_t out[kZkeyG2Bytes], const G2Affine& p);
+// in.size() must be kLemPointBytes<C>.
+template <class C>
+PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check);
+template <class C>
+void point_to_lem(uint8_t* out, const Affine<C>& p);
 
 }  // namespace pp

@@ -50,6 +50,8 @@ std::string proof_to_json(const Proof& proof);
 
 // Public inputs as a JSON array of decimal strings (without the leading 1).
 void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one);
-std::vector<Fr> read_public_json(const std::filesystem::path& path);
+// F: BLS12-381's Fr (the default) or BN254's.
+template <class F = Fr>
+std::vector<F> read_public_json(const std::filesystem::path& path);
 
 }  // namespace pp

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 #include "proofpipe/io/binfile.hpp"
 
 namespace pp {
@@ -18,13 +19,20 @@ namespace pp {
 // z[0] is the constant 1, then outputs, public inputs, private inputs, internal wires.
 // Throws FormatError naming the file, section, index and byte offset (wrong prime or n8,
 // section size not nWitness·32, a scalar >= r, z[0] != 1).
-std::vector<Fr> parse_wtns(std::span<const uint8_t> bytes, std::string_view name);
-std::vector<Fr> read_wtns(const std::filesystem::path& path);
+// F is the scalar field: BLS12-381's Fr (the default) or BN254's (circom's bn128); a file over the
+// other one is a FormatError that says so.
+template <class F = Fr>
+std::vector<F> parse_wtns(std::span<const uint8_t> bytes, std::string_view name);
+template <class F = Fr>
+std::vector<F> read_wtns(const std::filesystem::path& path);
 // The first min(count, nWitness) values (z[0] = 1 included; the whole file's layout is checked,
 // only these values are converted), and nWitness in *total when total is not NULL.
-std::vector<Fr> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total = nullptr);
+template <class F = Fr>
+std::vector<F> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total = nullptr);
 
 std::vector<uint8_t> encode_wtns(std::span<const Fr> z);
+std::vector<uint8_t> encode_wtns(std::span<const bn254::Fr> z);
 void write_wtns(const std::filesystem::path& path, std::span<const Fr> z);
+void write_wtns(const std::filesystem::path& path, std::span<const bn254::Fr> z);
 
 }  // namespace pp

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// snarkjs `.zkey` files (Groth16, curve bls12381): reader with located errors, writer.
+// snarkjs `.zkey` files (Groth16, curve bls12381 or bn128): reader with located errors, writer.
 #pragma once
 
 #include <cstddef>
@@ -23,23 +23,39 @@ namespace pp {
 //   9 H: domainSize G1 (the odd Lagrange points of the 2·domainSize domain, over δ)
 //  10 MPC parameters (contributions; kept as raw bytes, not needed to prove)
 // nPublic counts outputs and public inputs, not the constant one.
-struct ZkeyCoefficient {
+template <class F>
+struct ZkeyCoefficientOf {
   uint32_t matrix = 0;      // 0: A, 1: B (snarkjs stores no C: the prover recomputes it as A·B)
   uint32_t constraint = 0;  // row, < domainSize; row k is the domain point ω^k (ω from 5)
   uint32_t signal = 0;      // wire, < nVars
-  Fr value;                 // the coefficient itself (Montgomery form in memory)
+  F value;                  // the coefficient itself (Montgomery form in memory)
 };
+using ZkeyCoefficient = ZkeyCoefficientOf<Fr>;
 
-struct Zkey {
+// E is the curve (groth16/curves.hpp); Zkey is BLS12-381's, bn254::Zkey BN254's.
+template <class E>
+struct ZkeyOf {
+  using Curve = E;
   std::size_t num_vars = 0;    // wires, the constant one included
   std::size_t num_public = 0;  // outputs + public inputs, without the one
   std::size_t domain_size = 0;
-  VerifyingKey vk;             // beta_g1 is the header's beta_1
-  std::vector<ZkeyCoefficient> coefficients;
-  std::vector<G1Affine> a, b1, c, h;
-  std::vector<G2Affine> b2;
+  VerifyingKeyOf<E> vk;        // beta_g1 is the header's beta_1
+  std::vector<ZkeyCoefficientOf<typename E::Fr>> coefficients;
+  std::vector<Affine<typename E::G1>> a, b1, c, h;
+  std::vector<Affine<typename E::G2>> b2;
   std::vector<uint8_t> mpc_params;  // section 10 as stored; empty: write an empty transcript
 };
+using Zkey = ZkeyOf<Bls12_381>;
+namespace bn254 {
+using Zkey = ZkeyOf<Bn254>;
+}
+
+// The curve a .zkey (or .wtns, .r1cs: any file whose first field section starts with n8 and a
+// prime) is for, from its header's primes: FormatError naming the file when neither curve's.
+enum class CurveId { bls12_381, bn254 };
+const char* to_string(CurveId c);  // "bls12381", "bn128": snarkjs's names
+CurveId zkey_curve(std::span<const uint8_t> bytes, std::string_view name);
+CurveId zkey_curve(const std::filesystem::path& path);
 
 struct ZkeyReadOptions {
   bool subgroup_check = false;  // every point of sections 5–9 (on-curve is always checked)
@@ -48,15 +64,18 @@ struct ZkeyReadOptions {
 
 // Throws FormatError naming the file, the section, the index and the byte offset of the first
 // problem: bad magic or version, a missing or repeated section, a protocol other than Groth16,
-// a prime that is not BLS12-381's (e.g. a bn128 key), sizes that disagree with the header,
-// a coefficient out of range, a point off the curve. Points are decoded in parallel; the error
-// reported is always the lowest index.
-Zkey parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options = {});
-Zkey read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options = {});
-
+// primes that are not E's (a bn128 key read as BLS12-381's says so), sizes that disagree with the
+// header, a coefficient out of range, a point off the curve. Points are decoded in parallel; the
+// error reported is always the lowest index.
+template <class E = Bls12_381>
+ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options = {});
+template <class E = Bls12_381>
+ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options = {});
 // Sections in id order 1..10. Throws std::invalid_argument when the vectors disagree with the
 // sizes (a, b1, b2 nVars points; c nVars − nPublic − 1; h domainSize; ic nPublic + 1).
-std::vector<uint8_t> encode_zkey(const Zkey& zkey);
-void write_zkey(const std::filesystem::path& path, const Zkey& zkey);
+template <class E>
+std::vector<uint8_t> encode_zkey(const ZkeyOf<E>& zkey);
+template <class E>
+void write_zkey(const std::filesystem::path& path, const ZkeyOf<E>& zkey);
 
 }  // namespace pp
