@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "commands.hpp"
 #include "heap_policy.hpp"
@@ -214,6 +215,19 @@ int run_zkey(const ZkeyOptions& o) {
     fmt::print("wrote {} (rows renumbered for the key of `zkey export-params`)\n", o.out.string());
     return 0;
   }
+  if (o.action == "setup" && r1cs_file_is_bn254(o.r1cs)) {
+    if (o.via_params) throw std::invalid_argument("--via-params: .params files are BLS12-381's (bellperson); this is a bn128 circuit");
+    const bn254::CircomR1cs circuit = read_r1cs_file<bn254::Fr>(o.r1cs);
+    fmt::print(stderr,
+               "proofpipe zkey setup: NOTE this key comes from fresh random toxic waste on this machine; it is for\n"
+               "tests and benchmarks only, not a trusted-setup ceremony.\n");
+    const bn254::Zkey zkey = zkey_test_setup(circuit.r1cs, o.seed ? *o.seed : random_seed());
+    write_zkey(o.out, zkey);
+    fmt::print("wrote {}: bn128, {} constraints, {} variables, {} public, domain 2^{}; H in snarkjs's basis\n",
+               o.out.string(), circuit.r1cs.num_constraints(), zkey.num_vars, zkey.num_public,
+               std::countr_zero(zkey.domain_size));
+    return 0;
+  }
   if (o.action == "import-params" || o.action == "setup") {
     const CircomR1cs circuit = read_r1cs_file(o.r1cs);
     Zkey zkey;
@@ -251,30 +265,50 @@ int run_zkey(const ZkeyOptions& o) {
   throw std::invalid_argument("unknown zkey action '" + o.action + "'");
 }
 
+namespace {
+template <class E>
+void info_zkey(const std::filesystem::path& file) {
+  ZkeyReadOptions ro;
+  ro.header_only = true;
+  const ZkeyOf<E> z = read_zkey<E>(file, ro);
+  fmt::print("{}: snarkjs Groth16 proving key (.zkey), curve {}\n"
+             "  variables (nVars, with the 1): {}\n  public signals (nPublic): {}\n  domain: {} = 2^{}\n"
+             "  coefficients (A and B): {}\n  H basis: snarkjs (odd points of the 2n domain, roots from 5)\n",
+             file.string(), std::is_same_v<E, Bls12_381> ? "bls12381" : "bn128", z.num_vars, z.num_public,
+             z.domain_size, std::countr_zero(z.domain_size), z.coefficients.size());
+}
+template <class F>
+void info_r1cs(const std::filesystem::path& file) {
+  const CircomR1csOf<F> c = read_r1cs_file<F>(file);
+  const R1csOf<F>& r = c.r1cs;
+  fmt::print("{}: circom constraint system (.r1cs), {}\n  constraints: {}\n  wires: {}\n  outputs: {}\n"
+             "  public inputs: {}\n  private inputs: {}\n  labels: {}\n  non-zeros A/B/C: {}/{}/{}\n",
+             file.string(), std::is_same_v<F, Fr> ? "BLS12-381" : "BN254 (bn128)", r.num_constraints(),
+             r.num_variables(), c.num_outputs, c.num_public_inputs, c.num_private_inputs, c.num_labels,
+             r.a.non_zeros(), r.b.non_zeros(), r.c.non_zeros());
+}
+}  // namespace
+
 bool run_info_iden3(const std::filesystem::path& file, const std::string& magic) {
   if (magic == "zkey") {
-    ZkeyReadOptions ro;
-    ro.header_only = true;
-    const Zkey z = read_zkey(file, ro);
-    fmt::print("{}: snarkjs Groth16 proving key (.zkey), curve bls12381\n"
-               "  variables (nVars, with the 1): {}\n  public signals (nPublic): {}\n  domain: {} = 2^{}\n"
-               "  coefficients (A and B): {}\n  H basis: snarkjs (odd points of the 2n domain, roots from 5)\n",
-               file.string(), z.num_vars, z.num_public, z.domain_size, std::countr_zero(z.domain_size),
-               z.coefficients.size());
+    if (zkey_curve(file) == CurveId::bn254)
+      info_zkey<bn254::Bn254>(file);
+    else
+      info_zkey<Bls12_381>(file);
     return true;
   }
   if (magic == "wtns") {
-    const std::vector<Fr> z = read_wtns(file);
-    fmt::print("{}: circom witness (.wtns), BLS12-381 scalars\n  values (with the 1): {}\n", file.string(), z.size());
+    const bool bn = wtns_file_is_bn254(file);
+    const std::size_t n = bn ? read_wtns<bn254::Fr>(file).size() : read_wtns(file).size();
+    fmt::print("{}: circom witness (.wtns), {} scalars\n  values (with the 1): {}\n", file.string(),
+               bn ? "BN254 (bn128)" : "BLS12-381", n);
     return true;
   }
   if (magic == "r1cs") {
-    const CircomR1cs c = read_r1cs_file(file);
-    const R1cs& r = c.r1cs;
-    fmt::print("{}: circom constraint system (.r1cs), BLS12-381\n  constraints: {}\n  wires: {}\n  outputs: {}\n"
-               "  public inputs: {}\n  private inputs: {}\n  labels: {}\n  non-zeros A/B/C: {}/{}/{}\n",
-               file.string(), r.num_constraints(), r.num_variables(), c.num_outputs, c.num_public_inputs,
-               c.num_private_inputs, c.num_labels, r.a.non_zeros(), r.b.non_zeros(), r.c.non_zeros());
+    if (r1cs_file_is_bn254(file))
+      info_r1cs<bn254::Fr>(file);
+    else
+      info_r1cs<Fr>(file);
     return true;
   }
   return false;

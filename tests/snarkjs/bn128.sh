@@ -66,6 +66,23 @@ for circuit in "$@"; do
     expect_invalid snarkjs groth16 verify "$dir/$key.vk.json" "$dir/$key.pp_public.json" "$dir/$key.mixed_proof.json"
     expect_invalid "$proofpipe" verify "$dir/$key.vk.json" "$dir/$key.pp_public.json" "$dir/$key.mixed_proof.json"
   done
+  step "$circuit: proofpipe zkey setup on the bn128 .r1cs, proved by snarkjs and by proofpipe"
+  expect_ok "$proofpipe" info "$dir/$circuit.r1cs"
+  grep -q "BN254" "$work/last.log" || fail "info did not name the .r1cs's field"
+  expect_ok "$proofpipe" info "$dir/witness.wtns"
+  grep -q "BN254" "$work/last.log" || fail "info did not name the .wtns's field"
+  expect_ok "$proofpipe" zkey setup "$dir/$circuit.r1cs" "$dir/pp.zkey" --seed 5
+  expect_ok "$proofpipe" info "$dir/pp.zkey"
+  grep -q "curve bn128" "$work/last.log" || fail "info did not name the .zkey's curve"
+  expect_ok snarkjs zkey export verificationkey "$dir/pp.zkey" "$dir/pp.vk.json"
+  expect_ok "$proofpipe" zkey export-vk "$dir/pp.zkey" "$dir/pp.vk_pp.json"
+  cmp "$dir/pp.vk.json" "$dir/pp.vk_pp.json" || fail "verification_key.json of proofpipe's key differs from snarkjs's"
+  expect_ok snarkjs groth16 prove "$dir/pp.zkey" "$dir/witness.wtns" "$dir/pp_sj_proof.json" "$dir/pp_sj_public.json"
+  expect_ok snarkjs groth16 verify "$dir/pp.vk.json" "$dir/pp_sj_public.json" "$dir/pp_sj_proof.json"
+  expect_ok "$proofpipe" prove "$dir/pp.zkey" "$dir/witness.wtns" "$dir/pp_pp_proof.json" "$dir/pp_pp_public.json"
+  expect_ok snarkjs groth16 verify "$dir/pp.vk.json" "$dir/pp_pp_public.json" "$dir/pp_pp_proof.json"
+  grep -q "OK" "$work/last.log" || fail "snarkjs did not say OK"
+
   step "$circuit: a key and a witness of different curves are named as such"
   expect_error "wrong prime" "$proofpipe" prove "$dir/key.zkey" tests/data/snarkjs/multiplier.wtns "$dir/x.json" "$dir/y.json"
   expect_error "wrong prime" "$proofpipe" prove tests/data/snarkjs/multiplier.zkey "$dir/witness.wtns" "$dir/x.json" "$dir/y.json"

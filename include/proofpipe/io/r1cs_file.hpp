@@ -21,14 +21,28 @@ namespace pp {
 //   4, 5 custom gates (PLONK only): rejected
 // Wires: 0 is the constant one, then outputs, public inputs, then the private ones — bellman's
 // (1, inputs, aux) split with num_inputs = 1 + nPubOut + nPubIn.
-struct CircomR1cs {
-  R1cs r1cs;
+// F: BLS12-381's Fr (CircomR1cs, circom --prime bls12381) or BN254's (bn254::CircomR1cs, circom's
+// default bn128).
+template <class F>
+struct CircomR1csOf {
+  R1csOf<F> r1cs;
   uint32_t num_outputs = 0, num_public_inputs = 0, num_private_inputs = 0;
   uint64_t num_labels = 0;
 };
 
 // Throws FormatError naming the file, section, constraint, matrix, term and byte offset.
-CircomR1cs parse_r1cs_file(std::span<const uint8_t> bytes, std::string_view name);
-CircomR1cs read_r1cs_file(const std::filesystem::path& path);
+// A file over the other curve's field is a FormatError that says so.
+template <class F = Fr>
+CircomR1csOf<F> parse_r1cs_file(std::span<const uint8_t> bytes, std::string_view name);
+template <class F = Fr>
+CircomR1csOf<F> read_r1cs_file(const std::filesystem::path& path);
+using CircomR1cs = CircomR1csOf<Fr>;
+namespace bn254 {
+using CircomR1cs = CircomR1csOf<Fr>;
+}
+
+// The field of a .r1cs (from its header's prime): true for BN254's, false for BLS12-381's;
+// FormatError naming the file for any other prime.
+bool r1cs_file_is_bn254(const std::filesystem::path& path);
 
 }  // namespace pp

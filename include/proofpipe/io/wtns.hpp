@@ -30,6 +30,10 @@ std::vector<F> read_wtns(const std::filesystem::path& path);
 template <class F = Fr>
 std::vector<F> read_wtns_prefix(const std::filesystem::path& path, std::size_t count, std::size_t* total = nullptr);
 
+// The field of a .wtns (from its header's prime): true for BN254's, false for BLS12-381's;
+// FormatError naming the file for any other prime.
+bool wtns_file_is_bn254(const std::filesystem::path& path);
+
 std::vector<uint8_t> encode_wtns(std::span<const Fr> z);
 std::vector<uint8_t> encode_wtns(std::span<const bn254::Fr> z);
 void write_wtns(const std::filesystem::path& path, std::span<const Fr> z);
