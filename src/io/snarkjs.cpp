@@ -479,6 +479,9 @@ std::string public_to_snarkjs_json(std::span<const bn254::Fr> inputs_without_one
   return public_json(inputs_without_one);
 }
 
+// io/witness.hpp's: the same JSON (here, so that the witness reader links without the JSON code).
+std::string proof_to_json(const Proof& proof) { return proof_to_snarkjs_json(proof); }
+
 #define PP_SNARKJS_DEFINE(E)                                                                                   \
   template Densities zkey_densities(const ZkeyOf<E>&);                                                         \
   template ProvingKeyOf<E> proving_key_from_zkey(const ZkeyOf<E>&);                                            \

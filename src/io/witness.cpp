@@ -2,8 +2,6 @@
 // Native witness files, decimal scalars and public-input JSON (formats in docs/FORMATS.md).
 #include "proofpipe/io/witness.hpp"
 
-#include "proofpipe/io/snarkjs.hpp"
-
 #include "proofpipe/core/big_vector.hpp"
 
 #include <nlohmann/json.hpp>
@@ -444,8 +442,6 @@ Witness read_witness(const std::filesystem::path& path) {
                              std::to_string(f.size()) + ")");  // where the byte parser reports it
   return w;
 }
-
-std::string proof_to_json(const Proof& proof) { return proof_to_snarkjs_json(proof); }
 
 void write_public_json(const std::filesystem::path& path, std::span<const Fr> inputs_without_one) {
   nlohmann::json j = nlohmann::json::array();
