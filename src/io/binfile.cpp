@@ -247,6 +247,18 @@ bool is_prime_of(std::span<const uint8_t> bytes) {
   return prime_equals<F::Params::N>(bytes, F::Params::modulus);
 }
 
+bool section1_field_is_bn254(const std::filesystem::path& path, std::string_view magic, uint32_t max_version) {
+  const MappedFile mapped(path);
+  const BinFile file(mapped.bytes(), path.string(), magic, max_version);
+  SectionReader in = file.section(1, "header");
+  const uint32_t n8 = in.u32("n8");
+  const uint64_t at = in.offset();
+  const std::span<const uint8_t> prime = in.bytes(n8, "prime");
+  if (is_prime_of<bn254::Fr>(prime)) return true;
+  if (is_prime_of<Fr>(prime)) return false;
+  in.fail_at(at, "wrong prime: neither BLS12-381's nor BN254's scalar field (n8 = " + std::to_string(n8) + ")");
+}
+
 template <class F>
 bool field_from_lem(F& out, const uint8_t* in) {
   constexpr int N = F::Params::N;

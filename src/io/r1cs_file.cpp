@@ -91,17 +91,7 @@ CircomR1csOf<F> read_r1cs_file(const std::filesystem::path& path) {
   return parse_r1cs_file<F>(file.bytes(), path.string());
 }
 
-bool r1cs_file_is_bn254(const std::filesystem::path& path) {
-  const MappedFile mapped(path);
-  const BinFile file(mapped.bytes(), path.string(), "r1cs", 1);
-  SectionReader in = file.section(1, "header");
-  const uint32_t n8 = in.u32("n8");
-  const uint64_t at = in.offset();
-  const std::span<const uint8_t> prime = in.bytes(n8, "prime");
-  if (is_prime_of<bn254::Fr>(prime)) return true;
-  if (is_prime_of<Fr>(prime)) return false;
-  in.fail_at(at, "wrong prime: neither BLS12-381's nor BN254's scalar field (n8 = " + std::to_string(n8) + ")");
-}
+bool r1cs_file_is_bn254(const std::filesystem::path& path) { return section1_field_is_bn254(path, "r1cs", 1); }
 
 template CircomR1csOf<Fr> parse_r1cs_file<Fr>(std::span<const uint8_t>, std::string_view);
 template CircomR1csOf<bn254::Fr> parse_r1cs_file<bn254::Fr>(std::span<const uint8_t>, std::string_view);

@@ -119,17 +119,7 @@ void write_wtns(const std::filesystem::path& path, std::span<const bn254::Fr> z)
   write_file_bytes(path, encode_wtns(z));
 }
 
-bool wtns_file_is_bn254(const std::filesystem::path& path) {
-  const MappedFile mapped(path);
-  const BinFile file(mapped.bytes(), path.string(), "wtns", 2);
-  SectionReader in = file.section(1, "header");
-  const uint32_t n8 = in.u32("n8");
-  const uint64_t at = in.offset();
-  const std::span<const uint8_t> prime = in.bytes(n8, "prime");
-  if (is_prime_of<bn254::Fr>(prime)) return true;
-  if (is_prime_of<Fr>(prime)) return false;
-  in.fail_at(at, "wrong prime: neither BLS12-381's nor BN254's scalar field (n8 = " + std::to_string(n8) + ")");
-}
+bool wtns_file_is_bn254(const std::filesystem::path& path) { return section1_field_is_bn254(path, "wtns", 2); }
 
 #define PP_WTNS_DEFINE(F)                                                                            \
   template std::vector<F> parse_wtns<F>(std::span<const uint8_t>, std::string_view);                 \

@@ -73,6 +73,22 @@ std::optional<CurveId> curve_of(std::span<const uint8_t> q, std::span<const uint
   return std::nullopt;
 }
 
+// The start of the Groth16 header (section 2): n8q, q, n8r, r; the curve they name, or a
+// FormatError at q for primes of neither curve.
+CurveId read_primes(SectionReader& in) {
+  const uint32_t n8q = in.u32("n8q");
+  const uint64_t q_at = in.offset();
+  if (n8q != 32 && n8q != 48) in.fail_at(q_at - 4, "n8q = " + std::to_string(n8q) + " (32 for bn128, 48 for bls12381)");
+  const std::span<const uint8_t> q = in.bytes(n8q, "q");
+  const uint32_t n8r = in.u32("n8r");
+  if (n8r != 32) in.fail_at(in.offset() - 4, "n8r = " + std::to_string(n8r) + ", expected 32");
+  const std::span<const uint8_t> r = in.bytes(n8r, "r");
+  const std::optional<CurveId> curve = curve_of(q, r);
+  if (!curve)
+    in.fail_at(q_at, "wrong curve: the primes are neither BLS12-381's nor BN254's (proofpipe proves on bls12381 and bn128)");
+  return *curve;
+}
+
 template <class E>
 constexpr CurveId kCurveId = std::is_same_v<E, Bls12_381> ? CurveId::bls12_381 : CurveId::bn254;
 
@@ -88,18 +104,10 @@ void read_header(const BinFile& file, ZkeyOf<E>& z) {
     in.expect_end();
   }
   SectionReader in = file.section(2, "Groth16 header");
-  const uint32_t n8q = in.u32("n8q");
-  const uint64_t q_at = in.offset();
-  if (n8q != 32 && n8q != 48) in.fail_at(q_at - 4, "n8q = " + std::to_string(n8q) + " (32 for bn128, 48 for bls12381)");
-  const std::span<const uint8_t> q = in.bytes(n8q, "q");
-  const uint32_t n8r = in.u32("n8r");
-  if (n8r != 32) in.fail_at(in.offset() - 4, "n8r = " + std::to_string(n8r) + ", expected 32");
-  const std::span<const uint8_t> r = in.bytes(n8r, "r");
-  const std::optional<CurveId> curve = curve_of(q, r);
-  if (!curve)
-    in.fail_at(q_at, "wrong curve: the primes are neither BLS12-381's nor BN254's (proofpipe proves on bls12381 and bn128)");
-  if (*curve != kCurveId<E>)
-    in.fail_at(q_at, std::string("wrong curve: a ") + to_string(*curve) + " key read as " + to_string(kCurveId<E>) +
+  const uint64_t q_at = in.offset() + 4;
+  const CurveId curve = read_primes(in);
+  if (curve != kCurveId<E>)
+    in.fail_at(q_at, std::string("wrong curve: a ") + to_string(curve) + " key read as " + to_string(kCurveId<E>) +
                          " (zkey_curve tells which)");
   z.num_vars = in.u32("nVars");
   z.num_public = in.u32("nPublic");
@@ -127,16 +135,7 @@ const char* to_string(CurveId c) { return c == CurveId::bls12_381 ? "bls12381" :
 CurveId zkey_curve(std::span<const uint8_t> bytes, std::string_view name) {
   const BinFile file(bytes, name, "zkey", 1);
   SectionReader in = file.section(2, "Groth16 header");
-  const uint32_t n8q = in.u32("n8q");
-  const uint64_t q_at = in.offset();
-  if (n8q != 32 && n8q != 48) in.fail_at(q_at - 4, "n8q = " + std::to_string(n8q) + " (32 for bn128, 48 for bls12381)");
-  const std::span<const uint8_t> q = in.bytes(n8q, "q");
-  const uint32_t n8r = in.u32("n8r");
-  const std::span<const uint8_t> r = in.bytes(n8r, "r");
-  const std::optional<CurveId> curve = curve_of(q, r);
-  if (!curve)
-    in.fail_at(q_at, "wrong curve: the primes are neither BLS12-381's nor BN254's (proofpipe proves on bls12381 and bn128)");
-  return *curve;
+  return read_primes(in);
 }
 
 CurveId zkey_curve(const std::filesystem::path& path) {

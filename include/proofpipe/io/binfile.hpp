@@ -125,6 +125,10 @@ bool is_prime_of(std::span<const uint8_t> bytes);
 // BLS12-381's r and p.
 inline bool is_scalar_prime(std::span<const uint8_t> bytes) { return is_prime_of<Fr>(bytes); }
 inline bool is_base_prime(std::span<const uint8_t> bytes) { return is_prime_of<Fp>(bytes); }
+// Whether an iden3 file whose section 1 starts with u32 n8 and the scalar prime (.wtns, .r1cs)
+// is over BN254's field (true) or BLS12-381's (false); FormatError naming the file, section and
+// offset for any other prime.
+bool section1_field_is_bn254(const std::filesystem::path& path, std::string_view magic, uint32_t max_version);
 // Canonical little-endian scalar (the .wtns and .r1cs encoding); false when >= r.
 template <class F>
 bool scalar_from_le(F& out, std::span<const uint8_t, 32> in) {
