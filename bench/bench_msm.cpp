@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// CPU MSM benchmarks: G1/G2 Pippenger for 2^10..2^18 points and G1 bitmap batch_add at 50% density.
+// CPU MSM benchmarks: BLS12-381 G1/G2 Pippenger for 2^10..2^20 points, BN254 G1/G2 for 2^16..2^21,
+// and G1 bitmap batch_add at 50% density.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -33,7 +34,7 @@ constexpr std::size_t kMaxPoints = std::is_same_v<C, G1Curve> ? std::size_t(1) <
 template <class C>
 struct Inputs {
   std::vector<Affine<C>> points;
-  std::vector<Fr> scalars;
+  std::vector<ScalarOf<C>> scalars;
 };
 template <class C>
 const Inputs<C>& inputs(std::size_t n) {
@@ -43,7 +44,7 @@ const Inputs<C>& inputs(std::size_t n) {
     in.points = make_points<C>(m, 0xbe7c'0001);
     std::mt19937_64 rng(0xbe7c'0002);
     in.scalars.resize(m);
-    for (auto& k : in.scalars) k = random_fr(rng);
+    for (auto& k : in.scalars) k = random_fr<ScalarOf<C>>(rng);
   }
   return in;
 }
@@ -54,12 +55,13 @@ void BM_Msm(benchmark::State& state) {
   const MsmOptions opt{int(state.range(1))};
   const auto& in = inputs<C>(n);
   const std::span<const Affine<C>> pts(in.points.data(), n);
-  const std::span<const Fr> ks(in.scalars.data(), n);
+  const std::span<const ScalarOf<C>> ks(in.scalars.data(), n);
   for (auto _ : state) {
     auto r = msm<C>(pts, ks, opt);
     benchmark::DoNotOptimize(r);
   }
-  const int default_window = std::is_same_v<C, G2Curve> ? msm_default_window_g2(n) : msm_default_window(n);
+  constexpr bool g2 = std::is_same_v<C, G2Curve> || std::is_same_v<C, bn254::G2Curve>;
+  const int default_window = g2 ? msm_default_window_g2(n) : msm_default_window(n);
   state.counters["window"] = opt.window_bits ? opt.window_bits : default_window;
   state.counters["points/s"] = benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -104,6 +106,12 @@ void register_all(bool sweep) {
   for (int lg = 10; lg <= 20; lg += 2)
     benchmark::RegisterBenchmark("msm_g2", BM_Msm<G2Curve>)->Args({lg, 0})->ArgNames({"lg", "c"})
         ->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int lg : {16, 18, 20, 21})
+    benchmark::RegisterBenchmark("msm_bn254_g1", BM_Msm<bn254::G1Curve>)->Args({lg, 0})->ArgNames({"lg", "c"})
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int lg : {16, 18, 20})
+    benchmark::RegisterBenchmark("msm_bn254_g2", BM_Msm<bn254::G2Curve>)->Args({lg, 0})->ArgNames({"lg", "c"})
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
   for (int lg = 16; lg <= 20; ++lg)
     benchmark::RegisterBenchmark("batch_add_g1_half", BM_BatchAddG1)->Arg(lg)->ArgName("lg")
         ->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -113,6 +121,13 @@ void register_all(bool sweep) {
       for (int c = std::max(1, d - 3); c <= std::min(20, d + 3); ++c)
         benchmark::RegisterBenchmark("msm_g1_sweep_1thread", BM_MsmG1OneThread)->Args({lg, c})
             ->ArgNames({"lg", "c"})->Unit(benchmark::kMillisecond);
+    }
+    // BN254 G1 at the sizes of its provers' largest MSMs, all threads (wall time).
+    for (int lg : {17, 21}) {
+      const int d = msm_default_window(std::size_t(1) << lg);
+      for (int c = d - 3; c <= d + 2; ++c)
+        benchmark::RegisterBenchmark("msm_bn254_g1_sweep", BM_Msm<bn254::G1Curve>)->Args({lg, c})
+            ->ArgNames({"lg", "c"})->Unit(benchmark::kMillisecond)->UseRealTime();
     }
   }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // The MSM's AVX-512 IFMA kernels (msm/simd.hpp) against GMP and the scalar curve code, and the
-// MSM on both paths (vector and scalar) against the naive sum. The kernel tests skip on a CPU
-// without IFMA; the MSM tests then run the scalar path twice.
+// MSM on both paths (vector and scalar) against the naive sum, for BLS12-381 and BN254 (typed
+// suites over the curve pair). The kernel tests skip on a CPU without IFMA; the MSM tests then
+// run the scalar path twice.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -37,10 +38,26 @@ class SimdPath {
   bool was_;
 };
 
+// The two curves' groups and fields.
+struct Bls {
+  using Fp = pp::Fp;
+  using G1 = G1Curve;
+  using G2 = G2Curve;
+};
+struct Bn {
+  using Fp = bn254::Fp;
+  using G1 = bn254::G1Curve;
+  using G2 = bn254::G2Curve;
+};
+
+template <class F>
+constexpr int kRBits = 64 * F::N;  // R = 2^kRBits
+
 // The kernels work on the raw Montgomery limbs, so the edge values are raw limb patterns: 0, 1,
 // 2, p-1, p-2, (p±1)/2, and 2^(52k)±1 and 2^(64k)±1 (the 52-bit and 64-bit limb boundaries).
+template <class F>
 std::vector<Mpz> raw_edges(bool nonzero) {
-  const Mpz p = modulus_mpz<Fp>();
+  const Mpz p = modulus_mpz<F>();
   std::vector<Mpz> out;
   auto add = [&](const Mpz& x) {
     Mpz r;
@@ -59,7 +76,7 @@ std::vector<Mpz> raw_edges(bool nonzero) {
   mpz_add_ui(half.get(), half.get(), 1);
   add(half);
   for (int bits : {52, 64})
-    for (int k = 1; bits * k < 384; ++k)
+    for (int k = 1; bits * k < kRBits<F>; ++k)
       for (long d : {-1L, 0L, 1L}) {
         Mpz x;
         mpz_setbit(x.get(), static_cast<mp_bitcnt_t>(bits * k));
@@ -70,118 +87,130 @@ std::vector<Mpz> raw_edges(bool nonzero) {
   return out;
 }
 
-Fp raw(const Mpz& x) {
-  Fp r;
-  from_mpz<6>(r.l, x);
+template <class F>
+F raw(const Mpz& x) {
+  F r;
+  from_mpz<F::N>(r.l, x);
   return r;
 }
-Mpz raw_value(const Fp& a) { return to_mpz<6>(a.l); }
-
-Fp random_raw(std::mt19937_64& rng) {  // uniform raw limbs below p
-  return raw(value(random_element<Fp>(rng)));
+template <class F>
+Mpz raw_value(const F& a) {
+  return to_mpz<F::N>(a.l);
 }
 
-// a·b·2^-384 mod p, the Montgomery product of raw values.
+template <class F>
+F random_raw(std::mt19937_64& rng) {  // uniform raw limbs below p
+  return raw<F>(value(random_element<F>(rng)));
+}
+
+// a·b·R^-1 mod p, the Montgomery product of raw values.
+template <class F>
 Mpz mont_oracle(const Mpz& a, const Mpz& b) {
-  const Mpz p = modulus_mpz<Fp>();
+  const Mpz p = modulus_mpz<F>();
   Mpz r, rinv;
   mpz_mul(r.get(), a.get(), b.get());
   mpz_set_ui(rinv.get(), 1);
-  mpz_mul_2exp(rinv.get(), rinv.get(), 384);
+  mpz_mul_2exp(rinv.get(), rinv.get(), kRBits<F>);
   mpz_invert(rinv.get(), rinv.get(), p.get());
   mpz_mul(r.get(), r.get(), rinv.get());
   mpz_mod(r.get(), r.get(), p.get());
   return r;
 }
 
-TEST(MsmSimd, MulBatchMatchesGmp) {
+// The raw form of the inverse of the element whose raw form is x: R^2 / x mod p.
+template <class F>
+Mpz raw_inverse(const Mpz& x) {
+  const Mpz p = modulus_mpz<F>();
+  Mpz r;
+  mpz_invert(r.get(), x.get(), p.get());
+  mpz_mul_2exp(r.get(), r.get(), 2 * kRBits<F>);
+  mpz_mod(r.get(), r.get(), p.get());
+  return r;
+}
+
+template <class T>
+class MsmSimdCurves : public ::testing::Test {};
+using Curves = ::testing::Types<Bls, Bn>;
+TYPED_TEST_SUITE(MsmSimdCurves, Curves);
+
+TYPED_TEST(MsmSimdCurves, MulBatchMatchesGmp) {
+  using F = typename TypeParam::Fp;
   if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
   const uint64_t seed = seed_for(1);
   std::mt19937_64 rng(seed);
   // Every pair of edge values (in one batch, so every lane and the tail group see them), then
   // random values at every batch length 1..33.
-  const std::vector<Mpz> edges = raw_edges(false);
-  std::vector<Fp> a, b;
+  const std::vector<Mpz> edges = raw_edges<F>(false);
+  std::vector<F> a, b;
   for (const Mpz& x : edges)
     for (const Mpz& y : edges) {
-      a.push_back(raw(x));
-      b.push_back(raw(y));
+      a.push_back(raw<F>(x));
+      b.push_back(raw<F>(y));
     }
   for (std::size_t n = 1; n <= 33; ++n)
     for (std::size_t i = 0; i < n; ++i) {
-      a.push_back(random_raw(rng));
-      b.push_back(i % 3 ? random_raw(rng) : raw(edges[rng() % edges.size()]));
+      a.push_back(random_raw<F>(rng));
+      b.push_back(i % 3 ? random_raw<F>(rng) : raw<F>(edges[rng() % edges.size()]));
     }
-  std::vector<Fp> r(a.size());
+  std::vector<F> r(a.size());
   msm_simd::mul_batch(r.data(), a.data(), b.data(), a.size());
   for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(raw_value(r[i]), mont_oracle(raw_value(a[i]), raw_value(b[i])))
+    ASSERT_EQ(raw_value(r[i]), mont_oracle<F>(raw_value(a[i]), raw_value(b[i])))
         << "i=" << i << " a=" << raw_value(a[i]).hex() << " b=" << raw_value(b[i]).hex();
   // In place (r aliasing a), in lengths that leave every tail size.
   for (std::size_t n : {1u, 7u, 8u, 9u, 15u, 16u, 17u}) {
-    std::vector<Fp> x(a.begin(), a.begin() + long(n)), want(n);
-    for (std::size_t i = 0; i < n; ++i) want[i] = raw(mont_oracle(raw_value(a[i]), raw_value(b[i])));
+    std::vector<F> x(a.begin(), a.begin() + long(n)), want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = raw<F>(mont_oracle<F>(raw_value(a[i]), raw_value(b[i])));
     msm_simd::mul_batch(x.data(), x.data(), b.data(), n);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(raw_value(x[i]), raw_value(want[i])) << "n=" << n;
   }
 }
 
-// The batches' scalar inversion (any CPU): edge raw values, random ones, zero.
+// BLS12-381's batches' scalar inversion (any CPU): edge raw values, random ones, zero.
 TEST(MsmInverse, VartimeMatchesGmp) {
   const uint64_t seed = seed_for(7);
   std::mt19937_64 rng(seed);
-  const Mpz p = modulus_mpz<Fp>();
   std::vector<Fp> xs;
-  for (const Mpz& e : raw_edges(true)) xs.push_back(raw(e));
+  for (const Mpz& e : raw_edges<Fp>(true)) xs.push_back(raw<Fp>(e));
   // Enough random values to meet the rare endings (a negative d after the sign of f: ~0.07 %).
-  for (int i = 0; i < 50000; ++i) xs.push_back(random_raw(rng));
+  for (int i = 0; i < 50000; ++i) xs.push_back(random_raw<Fp>(rng));
   for (int k = 0; k < 381; k += 7) {  // powers of two: long runs of even g
     Mpz x;
     mpz_setbit(x.get(), static_cast<mp_bitcnt_t>(k));
-    xs.push_back(raw(x));
+    xs.push_back(raw<Fp>(x));
   }
   for (const Fp& a : xs) {
-    Mpz want, x = raw_value(a);
-    mpz_invert(want.get(), x.get(), p.get());  // raw 1/x is 2^768 / a mod p
-    mpz_mul_2exp(want.get(), want.get(), 768);
-    mpz_mod(want.get(), want.get(), p.get());
-    ASSERT_EQ(raw_value(msm_inverse::inverse_vartime(a)), want) << "a=" << x.hex();
+    const Mpz x = raw_value(a);
+    ASSERT_EQ(raw_value(msm_inverse::inverse_vartime(a)), raw_inverse<Fp>(x)) << "a=" << x.hex();
   }
   EXPECT_TRUE(msm_inverse::inverse_vartime(Fp::zero()).is_zero());
   EXPECT_EQ(msm_inverse::inverse_vartime(Fp::one()), Fp::one());
 }
 
-TEST(MsmSimd, InverseBatchMatchesGmp) {
+TYPED_TEST(MsmSimdCurves, InverseBatchMatchesGmp) {
+  using F = typename TypeParam::Fp;
   if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
   const uint64_t seed = seed_for(2);
   std::mt19937_64 rng(seed);
-  const Mpz p = modulus_mpz<Fp>();
-  const std::vector<Mpz> edges = raw_edges(true);
+  const std::vector<Mpz> edges = raw_edges<F>(true);
   msm_simd::Scratch scratch;
-  // Raw a stands for a·2^-384; its inverse's raw form is 2^768 / a mod p.
-  auto want_of = [&](const Fp& a) {
-    Mpz r, x = raw_value(a);
-    mpz_invert(r.get(), x.get(), p.get());
-    mpz_mul_2exp(r.get(), r.get(), 768);
-    mpz_mod(r.get(), r.get(), p.get());
-    return r;
-  };
   for (std::size_t n : {1u, 2u, 7u, 8u, 9u, 16u, 17u, 31u, 64u, 65u, 1000u}) {
-    std::vector<Fp> a(n);
-    for (std::size_t i = 0; i < n; ++i) a[i] = i % 4 == 1 ? raw(edges[rng() % edges.size()]) : random_raw(rng);
-    std::vector<Fp> r(n);
+    std::vector<F> a(n);
+    for (std::size_t i = 0; i < n; ++i) a[i] = i % 4 == 1 ? raw<F>(edges[rng() % edges.size()]) : random_raw<F>(rng);
+    std::vector<F> r(n);
     msm_simd::inverse_batch(r.data(), a.data(), n, scratch);
     for (std::size_t i = 0; i < n; ++i)
-      ASSERT_EQ(raw_value(r[i]), want_of(a[i])) << "n=" << n << " i=" << i << " a=" << raw_value(a[i]).hex();
+      ASSERT_EQ(raw_value(r[i]), raw_inverse<F>(raw_value(a[i])))
+          << "n=" << n << " i=" << i << " a=" << raw_value(a[i]).hex();
     msm_simd::inverse_batch(a.data(), a.data(), n, scratch);  // in place
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(raw_value(a[i]), raw_value(r[i])) << "in place, n=" << n;
   }
   // Every edge value in one batch.
-  std::vector<Fp> a;
-  for (const Mpz& e : edges) a.push_back(raw(e));
-  std::vector<Fp> r(a.size());
+  std::vector<F> a;
+  for (const Mpz& e : edges) a.push_back(raw<F>(e));
+  std::vector<F> r(a.size());
   msm_simd::inverse_batch(r.data(), a.data(), a.size(), scratch);
-  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(raw_value(r[i]), want_of(a[i])) << "edge " << i;
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(raw_value(r[i]), raw_inverse<F>(raw_value(a[i]))) << "edge " << i;
 }
 
 // Pair t adds points 2t and 2t + 1 into entry t, as the MSM's first level does; the oracle is the
@@ -217,15 +246,15 @@ void add_pairs_cases(uint64_t seed, AddPairs&& add_pairs) {
   }
 }
 
-TEST(MsmSimd, G1AddPairsMatchesScalar) {
+TYPED_TEST(MsmSimdCurves, G1AddPairsMatchesScalar) {
   if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-  add_pairs_cases<G1Curve>(seed_for(3), [](auto&&... args) { msm_simd::g1_add_pairs(args...); });
+  add_pairs_cases<typename TypeParam::G1>(seed_for(3), [](auto&&... args) { msm_simd::g1_add_pairs(args...); });
 }
 
 // The same for G2, whose kernel makes its keys (norms) itself.
-TEST(MsmSimd, G2AddPairsMatchesScalar) {
+TYPED_TEST(MsmSimdCurves, G2AddPairsMatchesScalar) {
   if (!msm_simd::supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-  add_pairs_cases<G2Curve>(seed_for(6), [](auto&&... args) { msm_simd::g2_add_pairs(args...); });
+  add_pairs_cases<typename TypeParam::G2>(seed_for(6), [](auto&&... args) { msm_simd::g2_add_pairs(args...); });
 }
 
 // The MSM on both paths against the naive sum, at sizes and windows that take the affine
@@ -235,7 +264,7 @@ void msm_both_paths(uint64_t salt) {
   const uint64_t seed = seed_for(salt);
   for (std::size_t n : {300u, 2100u, 5000u}) {
     std::vector<Affine<C>> pts = testdata::random_points<C>(n, seed + n);
-    std::vector<Fr> ks = testdata::random_scalars(n, seed + n + 1);
+    std::vector<typename C::Scalar> ks = testdata::random_scalars<typename C::Scalar>(n, seed + n + 1);
     for (std::size_t i = 0; i + 1 < n; i += 97) pts[i + 1] = i % 2 ? pts[i] : -pts[i];
     for (std::size_t i = 0; i + 1 < n; i += 97) ks[i + 1] = ks[i];
     const Jacobian<C> want = msm_naive<C>(pts, ks);
@@ -251,8 +280,8 @@ void msm_both_paths(uint64_t salt) {
   }
 }
 
-TEST(MsmSimd, G1BothPathsMatchNaive) { msm_both_paths<G1Curve>(4); }
-TEST(MsmSimd, G2BothPathsMatchNaive) { msm_both_paths<G2Curve>(5); }
+TYPED_TEST(MsmSimdCurves, G1BothPathsMatchNaive) { msm_both_paths<typename TypeParam::G1>(4); }
+TYPED_TEST(MsmSimdCurves, G2BothPathsMatchNaive) { msm_both_paths<typename TypeParam::G2>(5); }
 
 TEST(MsmSimd, SwitchFollowsSupport) {
   {

@@ -47,9 +47,10 @@ template <class C>
 using KeyField = typename PrimeOf<typename C::Field>::type;
 template <class C>
 constexpr bool kIsG2 = !std::is_same_v<typename C::Field, KeyField<C>>;
-// The vector kernels (msm/simd.hpp) are BLS12-381's.
+// The vector kernels (msm/simd.hpp): BLS12-381's and BN254's.
 template <class C>
-constexpr bool kHasSimd = std::is_same_v<C, G1Curve> || std::is_same_v<C, G2Curve>;
+constexpr bool kHasSimd = std::is_same_v<C, G1Curve> || std::is_same_v<C, G2Curve> ||
+                          std::is_same_v<C, bn254::G1Curve> || std::is_same_v<C, bn254::G2Curve>;
 
 // The GLV split doubles the points (P_i, then φ(P_i) at n + i) and halves the scalars.
 constexpr int kHalfBits = 128;  // glv::split_scalar's k1, k2 < 2^128 (either curve)
@@ -570,7 +571,6 @@ class AffineBuckets {
   // inversions and the additions eight pairs at a time there.
   void level_simd(const std::vector<uint32_t>& buckets, bool with_acc, std::size_t pairs) {
     static_assert(kHasSimd<C>);
-    constexpr bool g1 = std::is_same_v<C, G1Curve>;
     in_.resize(pairs);
     out_.resize(pairs);
     special_.assign((pairs + 7) / 8, 0);
@@ -590,7 +590,7 @@ class AffineBuckets {
         }
       }
     }
-    if constexpr (g1)
+    if constexpr (!kIsG2<C>)
       msm_simd::g1_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), pairs, simd_);
     else
       msm_simd::g2_add_pairs(list_.data(), in_.data(), out_.data(), special_.data(), pairs, simd_);

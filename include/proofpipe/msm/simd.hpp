@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // AVX-512 IFMA arithmetic for the CPU MSM's affine batches: Fp products eight at a time (one
 // per 64-bit lane, 52-bit limbs), chosen at run time, with the scalar code as the fallback.
+// Every kernel exists for BLS12-381 (pp::Fp, pp::G1Affine, ...) and BN254 (pp::bn254::...).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp::msm_simd {
 
@@ -60,6 +62,14 @@ void g1_add_pairs(G1Affine* points, const uint32_t* in, const uint32_t* out, con
 // The same for G2 (24 words a point: x.c0, x.c1, y.c0, y.c1); its keys are the norms of
 // Q.x - P.x, inverted in Fp (1/d = conj(d)/N(d)).
 void g2_add_pairs(G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  std::size_t pairs, Scratch& scratch);
+
+// The same four for BN254 (a G1 affine point is 8 words, a G2 one 16).
+void mul_batch(bn254::Fp* r, const bn254::Fp* a, const bn254::Fp* b, std::size_t n);
+void inverse_batch(bn254::Fp* r, const bn254::Fp* a, std::size_t n, Scratch& scratch);
+void g1_add_pairs(bn254::G1Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
+                  std::size_t pairs, Scratch& scratch);
+void g2_add_pairs(bn254::G2Affine* points, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                   std::size_t pairs, Scratch& scratch);
 
 }  // namespace pp::msm_simd
