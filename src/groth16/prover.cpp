@@ -298,11 +298,15 @@ ProofOf<E> prove_partition(const ProvingKeyOf<E>& pk, const std::type_identity_t
   // C. Vectors of mostly 0s and 1s keep their split MSM (a batch addition is far cheaper).
   // Joining pays when it widens the window (one wider window over all the points beats three
   // narrower ones); at equal windows the joined points fit the caches less well and it gains
-  // nothing, hence the condition (docs/perf-history/cpu-issue18.md).
+  // nothing, hence the condition (docs/perf-history/cpu-issue18.md). Nor when the joined window
+  // is 15 or more (millions of points): there the bucket lists' cache misses outweigh the saved
+  // reductions (BN254 mul_chain 2^20, 2 cores: H + L + B_G1 joined at 15 took 5.9 s, apart at
+  // 14 5.1 s; docs/results/bn254_msm_windows_2core.txt).
   const std::size_t l_other = count_other<F>(w.aux), b_other = count_other<F>(b_scalars);
   const bool l_dense = pippenger_whole(l_other, w.aux.size()), b_g1_dense = pippenger_whole(b_other, b_scalars.size());
   const std::size_t joined = pk.h.size() + (l_dense ? pk.l.size() : 0) + (b_g1_dense ? pk.b_g1.size() : 0);
-  const bool widens = msm_default_window(joined) > msm_default_window(pk.h.size());
+  const int joined_window = msm_default_window(joined);
+  const bool widens = joined_window > msm_default_window(pk.h.size()) && joined_window < 15;
   const bool l_joins = l_dense && widens, b_g1_joins = b_g1_dense && widens;
   std::vector<F> rb;
   MsmSumsOf<E> sums;

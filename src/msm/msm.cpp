@@ -720,9 +720,13 @@ int msm_default_window(std::size_t n) {
   // below 2^10 with a direct sweep; each boundary sits where the two neighbouring windows are
   // within noise of each other, and agrees with the operation count nw(c)·(n + 2.8·buckets)
   // within a few percent. Past 2^18 the bucket array outgrowing L2 favours the smaller of
-  // near-equal windows; past 2^20 the table is not tuned. It holds with the GLV split and the
-  // affine buckets too (one thread: at 2^16 G1 13 beats 12 and 14, at 2^14 G2 10..13 are within
-  // noise of each other; docs/perf-history/cpu-issue18.md).
+  // near-equal windows. It holds with the GLV split and the affine buckets too (one thread: at
+  // 2^16 G1 13 beats 12 and 14, at 2^14 G2 10..13 are within noise of each other;
+  // docs/perf-history/cpu-issue18.md). From 786432 points on it said 16 until the vector
+  // kernels made bucket additions cheap: BLS12-381 G1 at 2^20 on one thread took 2.79 s at 14,
+  // 3.80 s at 15 and 4.74 s at 16, BN254 G1 at 2^21 on two 2.82 s at 14, 3.03 s at 15 and 3.90 s
+  // at 16 (docs/results/bn254_msm_windows_2core.txt). With 128-bit GLV halves 16 is never better
+  // than 15 (as many windows, twice the buckets); 15 from 2^22 points on is not measured.
   struct Step {
     std::size_t below;
     int c;
@@ -730,11 +734,11 @@ int msm_default_window(std::size_t n) {
   static constexpr Step table[] = {
       {4, 2},      {24, 3},      {48, 4},      {160, 5},     {320, 6},     {768, 7},
       {1536, 8},   {5120, 9},    {12288, 10},  {24576, 11},  {49152, 12},  {327680, 13},
-      {786432, 14},
+      {std::size_t(1) << 22, 14},
   };
   for (const Step& s : table)
     if (n < s.below) return s.c;
-  return 16;
+  return 15;
 }
 
 int msm_default_window_g2(std::size_t n) {
