@@ -106,8 +106,9 @@ TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
 // ---------------------------------------------------------------- NTT
 
 // Each scalar's canonical integer in its limbs (the input form of MsmShape::canonical).
-std::vector<Fr> canonical_limbs(const std::vector<Fr>& ks) {
-  std::vector<Fr> out(ks.size());
+template <class S>
+std::vector<S> canonical_limbs(const std::vector<S>& ks) {
+  std::vector<S> out(ks.size());
   for (std::size_t i = 0; i < ks.size(); ++i) out[i] = ks[i].canonical_limbs();
   return out;
 }
@@ -289,7 +290,7 @@ TEST(HStep, ElementFormula) {
   for (std::size_t i = 0; i < a.size(); ++i) gpu::h_step_element(out.data(), b.data(), c.data(), i, f);
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(out[i], (a[i] * b[i] - c[i]) * f);
   // With the factor's canonical integer in the limbs, the result leaves Montgomery form.
-  const Fr f_plain = canonical_limbs({f})[0];
+  const Fr f_plain = canonical_limbs(std::vector<Fr>{f})[0];
   auto plain = a;
   for (std::size_t i = 0; i < a.size(); ++i) gpu::h_step_element(plain.data(), b.data(), c.data(), i, f_plain);
   EXPECT_EQ(plain, canonical_limbs(out));
@@ -305,8 +306,8 @@ TEST(CStep, ElementFormula) {
 // ---------------------------------------------------------------- MSM
 
 template <class C>
-void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, const std::string& what,
-               int batch = 0) {
+void check_msm(const std::vector<Affine<C>>& pts, const std::vector<typename C::Scalar>& ks, int c,
+               const std::string& what, int batch = 0) {
   SCOPED_TRACE(what + " n " + std::to_string(pts.size()) + " c " + std::to_string(c) + " batch " +
                std::to_string(batch));
   const Jacobian<C> want = msm_naive<C>(pts, ks);
@@ -319,19 +320,20 @@ void check_msm(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int
 
 template <class C>
 void msm_cases(std::size_t max_n) {
+  using S = typename C::Scalar;
   for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(31), std::size_t(32),
                         std::size_t(33), std::size_t(100), max_n}) {
     const auto pts = random_points<C>(n, kSeed + 11 * n);
-    const auto ks = random_scalars(n, kSeed + 13 * n);
+    const auto ks = random_scalars<S>(n, kSeed + 13 * n);
     for (int c : {0, 2, 3, 5, 8, 11}) check_msm<C>(pts, ks, c, "random");
   }
   const std::size_t n = max_n;
   auto pts = random_points<C>(n, kSeed + 17);
-  auto ks = random_scalars(n, kSeed + 19);
-  check_msm<C>(pts, std::vector<Fr>(n, Fr::zero()), 0, "all zero scalars");
-  check_msm<C>(pts, std::vector<Fr>(n, Fr::one()), 4, "all one scalars");
-  check_msm<C>(pts, std::vector<Fr>(n, -Fr::one()), 5, "all r-1 scalars");
-  check_msm<C>(pts, std::vector<Fr>(n, ks[0]), 6, "one repeated scalar (one big bucket)");
+  auto ks = random_scalars<S>(n, kSeed + 19);
+  check_msm<C>(pts, std::vector<S>(n, S::zero()), 0, "all zero scalars");
+  check_msm<C>(pts, std::vector<S>(n, S::one()), 4, "all one scalars");
+  check_msm<C>(pts, std::vector<S>(n, -S::one()), 5, "all r-1 scalars");
+  check_msm<C>(pts, std::vector<S>(n, ks[0]), 6, "one repeated scalar (one big bucket)");
   check_msm<C>(std::vector<Affine<C>>(n, pts[0]), ks, 7, "one repeated point");
   auto with_inf = pts;
   for (std::size_t i = 0; i < n; i += 3) with_inf[i] = Affine<C>::infinity();
@@ -347,12 +349,14 @@ void msm_cases(std::size_t max_n) {
   // pass, and passes of 3 or 4 with a short last one (c = 11: 24 windows; c = 5: 52), must agree.
   for (auto [c, batch] : {std::pair{11, 1}, std::pair{11, 5}, std::pair{5, 3}, std::pair{8, 4}})
     check_msm<C>(pts, ks, c, "random, set passes", batch);
-  check_msm<C>(pts, std::vector<Fr>(n, ks[0]), 6, "one repeated scalar, set passes", 4);
+  check_msm<C>(pts, std::vector<S>(n, ks[0]), 6, "one repeated scalar, set passes", 4);
   check_msm<C>(opp, same, 9, "cancelling pairs, set passes", 2);
 }
 
 TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
 TEST(MsmTwin, G2) { msm_cases<G2Curve>(150); }
+// BN254's G1: the same kernel bodies over its field and 254-bit scalars (msm_bn254_g1.cu).
+TEST(MsmTwin, Bn254G1) { msm_cases<bn254::G1Curve>(1500); }
 
 // ---------------------------------------------------------------- fixed-base tables
 

@@ -185,7 +185,9 @@ int main(int argc, char** argv) {
                                             (std::string(op) == "msm" ? " (--cpu: the CPU msm)" : ""));
     b->add_option("--lg", bench_gpu.kernel.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
     if (std::string(op) != "ntt")
-      b->add_option("--curve", bench_gpu.kernel.curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}))->capture_default_str();
+      b->add_option("--curve", bench_gpu.kernel.curve, "g1, g2 or bn254-g1 (msm, GPU only)")
+        ->check(CLI::IsMember({"g1", "g2", "bn254-g1"}))
+        ->capture_default_str();
     if (std::string(op) == "ntt")
       b->add_option("--twist-table", bench_gpu.twist,
                     "The passes' twist roots: full (one entry per root: 2^lg roots, 4 GiB at 2^27; what the prover builds when "

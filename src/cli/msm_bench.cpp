@@ -75,6 +75,8 @@ int run_bench_msm_cpu(const BenchGpuOptions& o) {
   if (o.kernel.window > 20) throw std::invalid_argument("bench msm --cpu: --window must be <= 20");
   if (o.kernel.copies != 1) throw std::invalid_argument("bench msm --cpu: --precompute is for the GPU MSM only");
   if (o.kernel.batch != 0) throw std::invalid_argument("bench msm --cpu: --batch is for the GPU MSM only");
+  if (o.kernel.curve == "bn254-g1")
+    throw std::invalid_argument("bench msm --cpu: --curve bn254-g1 is for the GPU MSM (proofpipe_bench_msm has BN254's CPU MSM)");
   if (o.kernel.curve == "g2") return bench<G2Curve>(o);
   return bench<G1Curve>(o);
 }

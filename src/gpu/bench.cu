@@ -27,13 +27,15 @@ PP_HD inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// Uniform-ish scalars below 2^254 (< r), used as Montgomery representations.
-__global__ void random_scalars_kernel(Fr* out, std::size_t n, uint64_t seed) {
+// Uniform-ish scalars below r (BLS12-381: below 2^254; BN254: below 2^253), used as Montgomery
+// representations or as canonical integers.
+template <class S>
+__global__ void random_scalars_kernel(S* out, std::size_t n, uint64_t seed) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  Fr f;
+  S f;
   for (int j = 0; j < 4; ++j) f.l[j] = mix64(seed ^ (uint64_t(i) * 4 + j) * 0x2545f4914f6cdd1dULL);
-  f.l[3] &= (uint64_t(1) << 62) - 1;
+  f.l[3] &= (uint64_t(1) << (S::BITS - 193)) - 1;
   out[i] = f;
 }
 
@@ -57,11 +59,13 @@ template <>
 G1Affine gen<G1Curve>() { return g1_generator(); }
 template <>
 G2Affine gen<G2Curve>() { return g2_generator(); }
+template <>
+bn254::G1Affine gen<bn254::G1Curve>() { return bn254::g1_generator(); }
 
 template <class C>
 std::vector<Affine<C>> host_multiples(std::size_t m, uint64_t seed) {
   std::vector<Jacobian<C>> j(m);
-  Jacobian<C> step = scalar_mul(gen<C>(), Fr::from_u64(seed | 1));
+  Jacobian<C> step = scalar_mul(gen<C>(), C::Scalar::from_u64(seed | 1));
   Jacobian<C> acc = step;
   for (std::size_t i = 0; i < m; ++i) {
     acc = acc + step;
@@ -151,7 +155,7 @@ uint64_t card_budget(uint64_t held) {
 template <class C>
 int msm_batch_for_card(std::size_t n, int c, int copies) {
   constexpr bool kG2 = std::is_same_v<C, G2Curve>;
-  const uint64_t budget = card_budget(n * sizeof(Fr) + n * uint64_t(copies) * sizeof(Affine<C>));
+  const uint64_t budget = card_budget(n * sizeof(typename C::Scalar) + n * uint64_t(copies) * sizeof(Affine<C>));
   MsmShape one;
   throw_if(make_msm_shape(n, c, &one, copies, 1));
   for (int b = one.sets(); b > 1; --b) {
@@ -166,9 +170,12 @@ int msm_batch_for_card(std::size_t n, int c, int copies) {
 template <class C>
 BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   const std::size_t n = std::size_t(1) << o.lg;
-  const bool g1 = std::is_same_v<C, G1Curve>;
+  using S = typename C::Scalar;
+  const bool g1 = !std::is_same_v<C, G2Curve>;
   int c = o.window, copies = o.copies;
   if (copies < 0) throw std::invalid_argument("bench msm: copies must be >= 0");
+  if (copies == 0 && !std::is_same_v<S, Fr>)
+    throw std::invalid_argument("bench msm: --copies 0 (the planner's table) is BLS12-381's; give a count");
   if (copies == 0) {
     // The planner's table for what the card has free beside the scalars.
     const engine::FixedBaseChoice ch =
@@ -181,9 +188,9 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   throw_if(make_msm_shape(n, c, &shape, copies, batch));
   shape.canonical = o.canonical;
   DeviceBuffer<Affine<C>> pts(n * std::size_t(shape.copies));
-  DeviceBuffer<Fr> ks(n);
+  DeviceBuffer<S> ks(n);
   fill_points<C>(pts.p, n, o.seed);
-  random_scalars_kernel<<<grid(n), 256>>>(ks.p, n, o.seed);
+  random_scalars_kernel<S><<<grid(n), 256>>>(ks.p, n, o.seed);
   BenchResult r;
   r.op = "msm";
   r.curve = o.curve;
@@ -293,7 +300,7 @@ BenchResult bench_ntt(const BenchOptions& o, cudaStream_t stream) {
   DeviceBuffer<char> tb(ntt_tables_bytes(o.lg, twist_lg));
   NttTables t;
   throw_if(ntt_tables_init(tb.p, ntt_tables_bytes(o.lg, twist_lg), o.lg, roots_of(d), stream, &t, twist_lg));
-  random_scalars_kernel<<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
+  random_scalars_kernel<Fr><<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
   PP_CUDA_CHECK(cudaStreamSynchronize(stream));
   BenchResult r;
   r.op = "ntt";
@@ -322,7 +329,12 @@ BenchResult run_bench(const BenchOptions& o) {
     return bench_ntt(o, stream);
   }
   if (o.lg < 0 || o.lg > 30) throw std::invalid_argument("bench: --lg must be in [0, 30]");
-  if (o.curve != "g1" && o.curve != "g2") throw std::invalid_argument("bench: --curve must be g1 or g2");
+  if (o.curve != "g1" && o.curve != "g2" && o.curve != "bn254-g1")
+    throw std::invalid_argument("bench: --curve must be g1, g2 or bn254-g1");
+  if (o.curve == "bn254-g1") {
+    if (o.op != "msm") throw std::invalid_argument("bench: --curve bn254-g1 is for msm only");
+    return bench_msm<bn254::G1Curve>(o, stream);
+  }
   const bool g1 = o.curve == "g1";
   if (o.op == "msm") return g1 ? bench_msm<G1Curve>(o, stream) : bench_msm<G2Curve>(o, stream);
   if (o.op == "batch-add") return g1 ? bench_batch_add<G1Curve>(o, stream) : bench_batch_add<G2Curve>(o, stream);

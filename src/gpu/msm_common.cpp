@@ -62,7 +62,7 @@ Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape) {
 }
 
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c, int copies, int batch,
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const typename C::Scalar> scalars, int c, int copies, int batch,
                      bool canonical) {
   MsmShape shape;
   if (Status s = make_msm_shape(scalars.size(), c, &shape, copies, batch); !s) throw std::invalid_argument(s.message);
@@ -174,5 +174,10 @@ template std::vector<G1Affine> precompute_twin(std::span<const G1Affine>, int, i
 template std::vector<G2Affine> precompute_twin(std::span<const G2Affine>, int, int);
 template Jacobian<G1Curve> batch_add_twin(std::span<const G1Affine>, std::span<const uint64_t>);
 template Jacobian<G2Curve> batch_add_twin(std::span<const G2Affine>, std::span<const uint64_t>);
+template Jacobian<bn254::G1Curve> msm_combine(const bn254::G1XYZZ*, const MsmShape&);
+template Jacobian<bn254::G1Curve> msm_twin(std::span<const bn254::G1Affine>, std::span<const bn254::Fr>, int, int, int,
+                                           bool);
+template std::vector<bn254::G1Affine> precompute_twin(std::span<const bn254::G1Affine>, int, int);
+template Jacobian<bn254::G1Curve> batch_add_twin(std::span<const bn254::G1Affine>, std::span<const uint64_t>);
 
 }  // namespace pp::gpu

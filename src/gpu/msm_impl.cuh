@@ -26,8 +26,8 @@ constexpr int kThreads = 128;           // accumulation / reduction block size
 
 unsigned blocks_for(uint64_t items, unsigned threads = kThreads) { return unsigned((items + threads - 1) / threads); }
 
-template <bool kCanonical>
-__global__ void digits_kernel(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int windows, int copies,
+template <bool kCanonical, class S>
+__global__ void digits_kernel(const S* __restrict__ scalars, uint32_t n, int c, int w0, int windows, int copies,
                               uint32_t null_key, uint32_t* keys, uint32_t* values) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) digit_entries(scalars[i], kCanonical, i, n, c, w0, windows, copies, null_key, keys, values);
@@ -39,17 +39,21 @@ __global__ void shift_kernel(const Affine<C>* prev, Affine<C>* out, uint64_t n, 
   shift_batch(prev, out, n, t * kShiftBatch, c);
 }
 
+// G1 of either curve: coordinates in the prime field (G2's are in Fp2, which has a Base).
+template <class C>
+constexpr bool kG1 = !requires { typename C::Field::Base; };
+
 // Resident blocks per SM the batch-addition kernel is compiled for: enough warps per scheduler
 // to hide the latency of the dependent multiply-add chains (G2: 2, its 255 registers).
 template <class C>
-constexpr int kBatchBlocks = std::is_same_v<C, G1Curve> ? 4 : 2;
+constexpr int kBatchBlocks = kG1<C> ? 4 : 2;
 // The same for the accumulation kernel (segments_kernel). G1 runs 3 blocks (168 registers, no
 // spill) rather than 4 (128 registers, which spill): its warps wait mostly on fixed-latency
 // dependencies either way, so a quarter fewer warps costs less than the spills and the tighter
 // schedule. G2 at 3 blocks spills on every addition, which costs far more than the extra warps
 // gain (docs/perf-history/gpu-kernels-v1-v9.md).
 template <class C>
-constexpr int kSegmentBlocks = std::is_same_v<C, G1Curve> ? 3 : 2;
+constexpr int kSegmentBlocks = kG1<C> ? 3 : 2;
 
 // An accumulation thread's ZZ and ZZZ in shared memory (segment_sums' Sides): 16-byte chunks,
 // chunk k of thread t at (k·kThreads + t)·16 bytes, so a warp's access to one chunk covers
@@ -266,7 +270,7 @@ std::size_t msm_workspace_bytes(const MsmShape& shape) {
 }
 
 template <class C>
-Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, void* d_workspace,
+Status msm(const Affine<C>* d_points, const typename C::Scalar* d_scalars, const MsmShape& sh, void* d_workspace,
            std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace,
            bool accumulate) {
   if (d_window_sums == nullptr) return Status::invalid("pp::gpu::msm: null result pointer");
@@ -300,7 +304,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
     XYZZ<C>* bw = ws.buckets + std::size_t(j) * sh.buckets();
     const uint64_t m = uint64_t(n) * uint64_t(windows);  // this pass's entries
     const uint64_t segs = (m + sh.segment() - 1) / sh.segment();
-    device::launch(sh.canonical ? digits_kernel<true> : digits_kernel<false>, blocks_for(n, 256), 256, 0, stream,
+    device::launch(sh.canonical ? digits_kernel<true, typename C::Scalar> : digits_kernel<false, typename C::Scalar>, blocks_for(n, 256), 256, 0, stream,
                    d_scalars, n, sh.c, j * sh.copies, windows, sh.copies, null_key, ws.keys, ws.values);
     mark();
     cub::DoubleBuffer<uint32_t> k(ws.keys, ws.keys_alt), v(ws.values, ws.values_alt);
@@ -348,7 +352,7 @@ Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& sh, v
 }
 
 template <class C>
-Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
+Status msm_wait(const Affine<C>* d_points, const typename C::Scalar* d_scalars, const MsmShape& shape, void* d_workspace,
                 std::size_t workspace_bytes, XYZZ<C>* d_window_sums, XYZZ<C>* host_sums, Stream stream,
                 Jacobian<C>* result) {
   if (host_sums == nullptr || result == nullptr) return Status::invalid("pp::gpu::msm_wait: null pointer");
@@ -421,9 +425,9 @@ Status batch_add(const Affine<C>* d_points, const uint64_t* d_bitmap, std::size_
 
 #define PP_GPU_MSM_INSTANTIATE(C)                                                                              \
   template std::size_t msm_workspace_bytes<C>(const MsmShape&);                                              \
-  template Status msm<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, Stream,      \
+  template Status msm<C>(const Affine<C>*, const typename C::Scalar*, const MsmShape&, void*, std::size_t, XYZZ<C>*, Stream,      \
                          const MsmTrace*, bool);                                                               \
-  template Status msm_wait<C>(const Affine<C>*, const Fr*, const MsmShape&, void*, std::size_t, XYZZ<C>*, XYZZ<C>*, \
+  template Status msm_wait<C>(const Affine<C>*, const typename C::Scalar*, const MsmShape&, void*, std::size_t, XYZZ<C>*, XYZZ<C>*, \
                               Stream, Jacobian<C>*);                                                           \
   template Status precompute_bases<C>(Affine<C>*, std::size_t, int, int, Stream);                            \
   template std::size_t batch_add_workspace_bytes<C>(std::size_t);                                            \

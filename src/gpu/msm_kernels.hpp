@@ -49,7 +49,8 @@ inline constexpr uint32_t kSignBit = 0x80000000u;
 // index in the fixed-base table). A Montgomery scalar leaves that form once per pass (`canonical`:
 // its limbs are the integer already), and the carries of windows 0 .. w0-1 are recomputed
 // (integer work).
-PP_HD PP_INLINE void digit_entries(const Fr& scalar, bool canonical, uint32_t i, uint64_t n, int c, int w0,
+template <class S>
+PP_HD PP_INLINE void digit_entries(const S& scalar, bool canonical, uint32_t i, uint64_t n, int c, int w0,
                                    int windows, int copies, uint32_t null_key, uint32_t* keys, uint32_t* values) {
   uint64_t k[4];
   if (canonical) {

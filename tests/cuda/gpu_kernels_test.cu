@@ -74,12 +74,13 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // Random scalars in parallel chunks (each chunk its own seeded generator).
-std::vector<Fr> scalars(std::size_t n, uint64_t seed) {
-  std::vector<Fr> v(n);
+template <class S = Fr>
+std::vector<S> scalars(std::size_t n, uint64_t seed) {
+  std::vector<S> v(n);
   const std::size_t chunk = 1 << 14;
   tbb::parallel_for(std::size_t(0), (n + chunk - 1) / chunk, [&](std::size_t c) {
     std::mt19937_64 rng(seed + 977 * c);
-    for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) v[i] = testdata::random_fr(rng);
+    for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) v[i] = testdata::random_fr<S>(rng);
   });
   return v;
 }
@@ -100,8 +101,9 @@ const char* order_name(Order o) { return o == Order::natural ? "N" : "R"; }
 
 // Each value's canonical integer in its limbs (the form of NttOp::canonical_out and
 // MsmShape::canonical).
-std::vector<Fr> canonical_limbs(const std::vector<Fr>& v) {
-  std::vector<Fr> out(v.size());
+template <class S>
+std::vector<S> canonical_limbs(const std::vector<S>& v) {
+  std::vector<S> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i].canonical_limbs();
   return out;
 }
@@ -211,7 +213,7 @@ void ntt_rows(int max_lg, uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == (x[i] * y[i] - z[i]) * f;
     // The factor's canonical integer leaves the result canonical (the prover's snarkjs H step).
     a.up(x);
-    ok_or_throw(gpu::h_step(a.p, b.p, c.p, n, canonical_limbs({f})[0], stream));
+    ok_or_throw(gpu::h_step(a.p, b.p, c.p, n, canonical_limbs(std::vector<Fr>{f})[0], stream));
     ok = ok && a.down() == canonical_limbs(got);
     row("h step: (a*b - c) * factor, Montgomery and canonical out", "2^20", ok, ms_since(t0));
   }
@@ -229,13 +231,13 @@ void ntt_rows(int max_lg, uint64_t seed) {
 }
 
 template <class C>
-bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int batch = 0,
+bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<typename C::Scalar>& ks, int c, int batch = 0,
                     bool canonical = false) {
   gpu::MsmShape shape;
   ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, 1, batch));
   shape.canonical = canonical;
   Dev<Affine<C>> dp(pts);
-  Dev<Fr> dk(canonical ? canonical_limbs(ks) : ks);
+  Dev<typename C::Scalar> dk(canonical ? canonical_limbs(ks) : ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
   Dev<XYZZ<C>> sums(std::size_t(shape.windows()));
   std::vector<XYZZ<C>> host(std::size_t(shape.windows()));
@@ -248,7 +250,7 @@ bool gpu_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks
 // A fixed-base table built on the GPU (precompute_bases) equals its CPU twin (when `twin`), and
 // the MSM over it equals the CPU MSM over the bases.
 template <class C>
-bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<Fr>& ks, int c, int copies, bool twin,
+bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<typename C::Scalar>& ks, int c, int copies, bool twin,
                           int batch = 0, bool canonical = false) {
   gpu::MsmShape shape;
   ok_or_throw(gpu::make_msm_shape(pts.size(), c, &shape, copies, batch));
@@ -260,7 +262,7 @@ bool gpu_table_msm_equals(const std::vector<Affine<C>>& pts, const std::vector<F
   ok_or_throw(gpu::precompute_bases<C>(dp.p, n, shape.c, copies, nullptr));
   bool ok = true;
   if (twin) ok = dp.down() == gpu::precompute_twin<C>(pts, shape.c, copies);
-  Dev<Fr> dk(canonical ? canonical_limbs(ks) : ks);
+  Dev<typename C::Scalar> dk(canonical ? canonical_limbs(ks) : ks);
   Dev<char> ws(gpu::msm_workspace_bytes<C>(shape));
   Dev<XYZZ<C>> sums(std::size_t(shape.sets()));
   std::vector<XYZZ<C>> host(std::size_t(shape.sets()));
@@ -281,6 +283,7 @@ bool gpu_batch_equals(const std::vector<Affine<C>>& pts, const std::vector<uint6
 
 template <class C>
 void msm_rows(const char* name, int max_lg, uint64_t seed) {
+  using S = typename C::Scalar;
   const std::string g = name;
   std::vector<std::size_t> sizes = {1, 2, 3, 7, 31, 32, 33, 100, 1000};
   for (int lg = 10; lg <= max_lg; lg += 2) sizes.push_back(std::size_t(1) << lg);
@@ -288,11 +291,11 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   // Enough points for the largest size and for the 4096-point edge cases below, whatever the limit
   // (a limit under 2^12 used to leave these reading past the end of the vectors).
   const auto all_pts = points<C>(std::max({sizes.back(), sizes[sizes.size() - 2], std::size_t(4096)}), seed);
-  const auto all_ks = scalars(all_pts.size(), seed + 1);
+  const auto all_ks = scalars<S>(all_pts.size(), seed + 1);
   for (std::size_t n : sizes) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<Affine<C>> p(all_pts.begin(), all_pts.begin() + n);
-    std::vector<Fr> k(all_ks.begin(), all_ks.begin() + n);
+    std::vector<S> k(all_ks.begin(), all_ks.begin() + n);
     row(g + " msm: random scalars, default window", std::to_string(n), gpu_msm_equals<C>(p, k, 0), ms_since(t0));
     std::mt19937_64 rng(seed + n);
     std::vector<uint64_t> bits((n + 63) / 64);
@@ -301,16 +304,16 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     row(g + " batch add: ~25% of bits set", std::to_string(n), gpu_batch_equals<C>(p, bits), ms_since(t1));
   }
   // Long segments (more than kMinSegment entries per thread) start at 2^23 points.
-  if (g == "G1" && max_lg >= 20) {
+  if (g != "G2" && max_lg >= 20) {
     const std::size_t big = (std::size_t(1) << 23) + 5;
     const auto t0 = std::chrono::steady_clock::now();
     const auto bp = points<C>(big, seed + 7);
-    const auto bk = scalars(big, seed + 8);
+    const auto bk = scalars<S>(big, seed + 8);
     row(g + " msm: random, " + std::to_string(gpu::segment_length(big)) + "-entry segments", std::to_string(big),
         gpu_msm_equals<C>(bp, bk, 0), ms_since(t0));
     const auto t1 = std::chrono::steady_clock::now();
     row(g + " msm: one repeated scalar, long segments", std::to_string(big),
-        gpu_msm_equals<C>(bp, std::vector<Fr>(big, bk[1]), 0), ms_since(t1));
+        gpu_msm_equals<C>(bp, std::vector<S>(big, bk[1]), 0), ms_since(t1));
     const auto t2 = std::chrono::steady_clock::now();
     row(g + " msm: canonical scalars, long segments", std::to_string(big), gpu_msm_equals<C>(bp, bk, 0, 0, true),
         ms_since(t2));
@@ -318,8 +321,8 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   // Edge cases at 4096 points.
   const std::size_t n = 4096;
   std::vector<Affine<C>> p(all_pts.begin(), all_pts.begin() + n);
-  std::vector<Fr> k(all_ks.begin(), all_ks.begin() + n);
-  auto run = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c) {
+  std::vector<S> k(all_ks.begin(), all_ks.begin() + n);
+  auto run = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<S>& kk, int c) {
     const auto t0 = std::chrono::steady_clock::now();
     row(g + " msm: " + what + " (c=" + std::to_string(c) + ")", std::to_string(pp_.size()),
         gpu_msm_equals<C>(pp_, kk, c), ms_since(t0));
@@ -335,20 +338,20 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   {
     const auto t0 = std::chrono::steady_clock::now();
     row(g + " msm: one repeated scalar, 3 windows a pass (c=10)", std::to_string(n),
-        gpu_msm_equals<C>(p, std::vector<Fr>(n, k[0]), 10, 3), ms_since(t0));
+        gpu_msm_equals<C>(p, std::vector<S>(n, k[0]), 10, 3), ms_since(t0));
   }
   // Scalars given as canonical integers (MsmShape::canonical): random, 0, 1, r - 1; 2 windows a pass.
   {
     const auto t0 = std::chrono::steady_clock::now();
     bool ok = gpu_msm_equals<C>(p, k, 0, 0, true) && gpu_msm_equals<C>(p, k, 13, 2, true);
-    for (const Fr& v : {Fr::zero(), Fr::one(), -Fr::one()})
-      ok = ok && gpu_msm_equals<C>(p, std::vector<Fr>(n, v), 0, 0, true);
+    for (const S& v : {S::zero(), S::one(), -S::one()})
+      ok = ok && gpu_msm_equals<C>(p, std::vector<S>(n, v), 0, 0, true);
     row(g + " msm: canonical scalars (random, 0, 1, r-1)", std::to_string(n), ok, ms_since(t0));
   }
-  run("all scalars zero", p, std::vector<Fr>(n, Fr::zero()), 0);
-  run("all scalars one", p, std::vector<Fr>(n, Fr::one()), 0);
-  run("all scalars r-1", p, std::vector<Fr>(n, -Fr::one()), 0);
-  run("one repeated scalar (a single bucket)", p, std::vector<Fr>(n, k[0]), 0);
+  run("all scalars zero", p, std::vector<S>(n, S::zero()), 0);
+  run("all scalars one", p, std::vector<S>(n, S::one()), 0);
+  run("all scalars r-1", p, std::vector<S>(n, -S::one()), 0);
+  run("one repeated scalar (a single bucket)", p, std::vector<S>(n, k[0]), 0);
   run("one repeated point", std::vector<Affine<C>>(n, p[0]), k, 0);
   auto inf = p;
   for (std::size_t i = 0; i < n; i += 3) inf[i] = Affine<C>::infinity();
@@ -363,7 +366,7 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   run("cancelling pairs P, -P with equal scalars", opp, same, 0);
   // Fixed-base tables: table == CPU twin, MSM over it == CPU MSM; full tables (one set), partial
   // last sets, tiny and odd sizes, the edge-case inputs.
-  auto table_row = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<Fr>& kk, int c,
+  auto table_row = [&](const std::string& what, const std::vector<Affine<C>>& pp_, const std::vector<S>& kk, int c,
                        int copies, bool twin) {
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = gpu_table_msm_equals<C>(pp_, kk, c, copies, twin);
@@ -373,13 +376,13 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   };
   for (std::size_t m : {std::size_t(1), std::size_t(33), std::size_t(1000)}) {
     std::vector<Affine<C>> pm(all_pts.begin(), all_pts.begin() + m);
-    std::vector<Fr> km(all_ks.begin(), all_ks.begin() + m);
+    std::vector<S> km(all_ks.begin(), all_ks.begin() + m);
     for (auto [c, copies] : {std::pair{5, 2}, std::pair{8, 32}, std::pair{13, 5}, std::pair{16, 16}})
       table_row("random", pm, km, c, copies, true);
   }
   for (auto [c, copies] : {std::pair{7, 3}, std::pair{12, 22}, std::pair{16, 4}, std::pair{21, 13}, std::pair{24, 6}})
     table_row("random", p, k, c, copies, true);
-  table_row("one repeated scalar", p, std::vector<Fr>(n, k[0]), 10, 26, true);
+  table_row("one repeated scalar", p, std::vector<S>(n, k[0]), 10, 26, true);
   for (auto [c, copies, batch] : {std::tuple{7, 3, 1}, std::tuple{7, 3, 5}, std::tuple{12, 5, 2}}) {
     const auto t0 = std::chrono::steady_clock::now();
     row(g + " msm, fixed-base table: random, " + std::to_string(batch) + " set(s) a pass (c=" + std::to_string(c) +
@@ -396,7 +399,7 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   if (max_lg >= 16) {
     const std::size_t big = std::size_t(1) << max_lg;
     std::vector<Affine<C>> pb(all_pts.begin(), all_pts.begin() + big);
-    std::vector<Fr> kb(all_ks.begin(), all_ks.begin() + big);
+    std::vector<S> kb(all_ks.begin(), all_ks.begin() + big);
     table_row("random", pb, kb, 0, 3, false);
     table_row("random", pb, kb, 20, 13, false);
   }
@@ -584,6 +587,7 @@ int run(int argc, char** argv) {
   ntt_rows(max_ntt, seed);
   msm_rows<G1Curve>("G1", max_msm, seed + 100);
   msm_rows<G2Curve>("G2", max_g2, seed + 200);
+  msm_rows<bn254::G1Curve>("BN254 G1", max_msm, seed + 400);
   std::printf("%d of %d rows passed\n", g_rows - g_failures, g_rows);
   return g_failures == 0 ? 0 : 1;
 }

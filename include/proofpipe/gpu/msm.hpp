@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// GPU multi-scalar multiplication and bitmap batch addition for G1 and G2, and their CPU twins
+// GPU multi-scalar multiplication and bitmap batch addition for G1 and G2 (BLS12-381; BN254's G1
+// too: instantiated in msm_bn254_g1.cu), and their CPU twins
 // (the same kernel bodies, src/gpu/msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
 //
 // Device entry points never allocate and never synchronise: the caller queries the workspace
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/gpu/msm_sizing.hpp"
 #include "proofpipe/gpu/status.hpp"
 #include "proofpipe/msm/digits.hpp"
@@ -117,7 +119,7 @@ inline constexpr std::size_t kTreeItems = 1024;  // items one reduction block fo
 // ---- CPU twins ----
 // `points`: copies·n points, a fixed-base table when copies > 1 (precompute_twin).
 template <class C>
-Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const Fr> scalars, int c = 0, int copies = 1,
+Jacobian<C> msm_twin(std::span<const Affine<C>> points, std::span<const typename C::Scalar> scalars, int c = 0, int copies = 1,
                      int batch = 0, bool canonical = false);
 // The fixed-base table of `copies` copies of the n = points.size() bases for c-bit windows:
 // copy k (at k·n) holds 2^(k·c)·P_i, copy 0 the bases (precompute_bases' twin).
@@ -146,7 +148,7 @@ inline std::size_t msm_trace_events(const MsmShape& shape) { return 2 + 4 * std:
 // to d_window_sums instead (an MSM in pieces of one shape's c and copies; all-zero bytes are
 // the point at infinity).
 template <class C>
-Status msm(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
+Status msm(const Affine<C>* d_points, const typename C::Scalar* d_scalars, const MsmShape& shape, void* d_workspace,
            std::size_t workspace_bytes, XYZZ<C>* d_window_sums, Stream stream, const MsmTrace* trace = nullptr,
            bool accumulate = false);
 template <class C>
@@ -154,7 +156,7 @@ Jacobian<C> msm_combine(const XYZZ<C>* window_sums, const MsmShape& shape);
 // msm + copy of the sums + cudaStreamSynchronize(stream) + msm_combine, for callers that want
 // the point now (tests, benchmarks). `host_sums` holds shape.sets() elements.
 template <class C>
-Status msm_wait(const Affine<C>* d_points, const Fr* d_scalars, const MsmShape& shape, void* d_workspace,
+Status msm_wait(const Affine<C>* d_points, const typename C::Scalar* d_scalars, const MsmShape& shape, void* d_workspace,
                 std::size_t workspace_bytes, XYZZ<C>* d_window_sums, XYZZ<C>* host_sums, Stream stream,
                 Jacobian<C>* result);
 
