@@ -28,8 +28,8 @@ void set_bit(std::vector<uint64_t>& bits, std::size_t i) { bits[i / 64] |= uint6
 
 // snarkjs's name of the curve and e(alpha, beta) as ffjavascript's pairing returns it: its final
 // exponentiations (zkcrypto's addition chain for BLS12-381, the Fuentes-Castaneda hard part for
-// BN254, as @noble/curves') yield e^3 and e^m with m = 2x(6x^2 + 3x + 1); proofpipe's pairing()
-// is e exactly (pairing.hpp, pairing/bn254.hpp).
+// BN254, as @noble/curves') yield e^3 and e^m (bn254::kLibraryPairingExponent); proofpipe's
+// pairing() is e exactly (pairing.hpp, pairing/bn254.hpp).
 template <class E>
 struct SnarkjsCurve;
 template <>
@@ -40,18 +40,7 @@ struct SnarkjsCurve<Bls12_381> {
 template <>
 struct SnarkjsCurve<bn254::Bn254> {
   static constexpr CurveId id = CurveId::bn254;
-  static bn254::Fp12 alphabeta(const bn254::Fp12& e) {
-    const bn254::Fr x = bn254::Fr::from_u64(4965661367192848881ULL);
-    const bn254::Fr m = bn254::Fr::from_u64(2) * x * (bn254::Fr::from_u64(6) * x * x + bn254::Fr::from_u64(3) * x + bn254::Fr::one());
-    uint64_t c[4];
-    m.to_canonical(c);  // e has order r: m mod r is as good as m
-    bn254::Fp12 acc = bn254::Fp12::one();
-    for (int i = 255; i >= 0; --i) {
-      acc = acc * acc;
-      if ((c[i / 64] >> (i % 64)) & 1) acc = acc * e;
-    }
-    return acc;
-  }
+  static bn254::Fp12 alphabeta(const bn254::Fp12& e) { return e.pow(bn254::kLibraryPairingExponent); }
 };
 template <class E>
 const char* curve_name() {

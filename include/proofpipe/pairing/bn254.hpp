@@ -18,6 +18,11 @@ namespace pp::bn254 {
 // Inputs are affine points assumed to be on their curves and in the prime-order subgroups (the
 // caller validates: G2 points need bn254::is_in_subgroup). Points at infinity contribute 1.
 
+// m = 2x(6x^2 + 3x + 1) (190 bits, x = 4965661367192848881): the power of e(P, Q) that pairings
+// with the Fuentes-Castaneda hard part return (@noble/curves; ffjavascript's, hence snarkjs's
+// vk_alphabeta_12). tests/test_noble.cpp checks pairing()^m against noble's values.
+inline constexpr Limbs<3> kLibraryPairingExponent = limbs::from_hex<3>("3bec47df15e307c81ea96b02d9d9e38d2e5d4e223ddedaf4");
+
 // Miller loop of the optimal ate pairing: f_{6x+2,Q}(P) times the lines through [6x+2]Q, pi(Q)
 // and -pi^2(Q), x = 4965661367192848881. Defined up to factors the final exponentiation kills.
 // Returns 1 if P or Q is infinity.
