@@ -362,6 +362,16 @@ struct Lanes {
     }
   }
 
+  // Stores group s's keys, one in place of the equal-x pairs' (the caller's, bit set in
+  // `special`) and the padding lanes' (outside m): no key is zero.
+  PP_IFMA_INLINE static void store_key(Block& slot, F8 key, uint8_t special, __mmask8 m) {
+    F8 one;
+    broadcast(one, kOne);
+    const __mmask8 unit = __mmask8(special | ~m);
+    for (int k = 0; k < L; ++k) key.l[k] = _mm512_mask_blend_epi64(unit, key.l[k], one.l[k]);
+    store(slot, key);
+  }
+
   // `w`: the points' words, a G1 affine point being 2W words (x then y).
   PP_IFMA static void g1_add_pairs(uint64_t* w, const uint32_t* in, const uint32_t* out, const uint8_t* special,
                                    std::size_t pairs, Scratch& scratch) {
@@ -371,8 +381,6 @@ struct Lanes {
     const std::size_t groups = (pairs + 7) / 8;
     std::vector<Block>& keys = scratch.impl().keys;
     keys.resize(groups);
-    F8 one;
-    broadcast(one, kOne);
     for (std::size_t s = 0; s < groups; ++s) {
       const __mmask8 m = lanes(pairs, s);
       const V pi = group_offsets(in, pairs, s, kPoint);
@@ -380,9 +388,7 @@ struct Lanes {
       gather(px, w, pi, m, zeros);
       gather(qx, w + kPoint, pi, m, zeros);
       sub_mod(d, qx, px, nullptr, kP);
-      const __mmask8 unit = __mmask8(special[s] | ~m);
-      for (int k = 0; k < L; ++k) d.l[k] = _mm512_mask_blend_epi64(unit, d.l[k], one.l[k]);
-      store(keys[s], d);
+      store_key(keys[s], d, special[s], m);
     }
     std::vector<Block>& inv = scratch.impl().inv;
     invert_groups(KeysFromBlocks{keys.data()}, groups, inv);
@@ -457,8 +463,6 @@ struct Lanes {
     // The keys: the norms d0^2 + d1^2 of d = Q.x - P.x (one reduction), one for equal-x pairs.
     std::vector<Block>& keys = scratch.impl().keys;
     keys.resize(groups);
-    F8 one;
-    broadcast(one, kOne);
     for (std::size_t s = 0; s < groups; ++s) {
       const V pi = group_offsets(in, pairs, s, kPoint);
       const __mmask8 m = lanes(pairs, s);
@@ -471,9 +475,7 @@ struct Lanes {
       left_factor(d);
       F8 nrm;
       mont_mul2(nrm, d.c0, d.c0, d.c1, d.c1);
-      const __mmask8 unit = __mmask8(special[s] | ~m);  // padding lanes too: no zero keys
-      for (int k = 0; k < L; ++k) nrm.l[k] = _mm512_mask_blend_epi64(unit, nrm.l[k], one.l[k]);
-      store(keys[s], nrm);
+      store_key(keys[s], nrm, special[s], m);
     }
     std::vector<Block>& inv = scratch.impl().inv;
     invert_groups(KeysFromBlocks{keys.data()}, groups, inv);
