@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <tuple>
@@ -114,7 +115,8 @@ std::vector<S> canonical_limbs(const std::vector<S>& ks) {
 }
 
 // The reference: pp's CPU transforms with the same orders.
-void reference(std::vector<Fr>& a, const Domain& d, const gpu::NttOp& op) {
+template <class F>
+void reference(std::vector<F>& a, const DomainOf<F>& d, const gpu::NttOp& op) {
   if (op.dir == Direction::forward) {
     if (op.coset) coset_ntt(a, d, op.in, op.out);
     else ntt(a, d, op.in, op.out);
@@ -124,10 +126,12 @@ void reference(std::vector<Fr>& a, const Domain& d, const gpu::NttOp& op) {
   }
 }
 
-// Every order, direction and coset of the twin against pp's transforms, for one plan and table.
+// Every order, direction and coset of the twin against pp's transforms, for one plan and table,
+// over F (BLS12-381's Fr by default, or BN254's).
+template <class F = Fr>
 void check_every_op(int lg, int max_pass, int twist_lg) {
-  const Domain d(lg);
-  const auto x = random_scalars(d.size(), kSeed + lg);
+  const DomainOf<F> d(lg);
+  const auto x = random_scalars<F>(d.size(), kSeed + lg);
   for (Direction dir : {Direction::forward, Direction::inverse})
     for (Order in : {Order::natural, Order::bit_reversed})
       for (Order out : {Order::natural, Order::bit_reversed})
@@ -150,13 +154,13 @@ void check_every_op(int lg, int max_pass, int twist_lg) {
           // The 1/n moved between transforms: a forward that takes it gives want / n, an inverse
           // that defers it n·want (the transforms are linear).
           gpu::NttOp moved = op;
-          Fr factor;
+          F factor;
           if (dir == Direction::forward) {
             moved.take_size_inv = true;
             factor = d.size_inv();
           } else if (!coset) {
             moved.defer_size_inv = true;
-            factor = Fr::from_u64(d.size());
+            factor = F::from_u64(d.size());
           } else {
             continue;
           }
@@ -187,6 +191,16 @@ TEST_P(NttTwinTwistTables, FullAndNoDirectTableEqualCpuTransform) {
   check_every_op(lg, max_pass, 0);
 }
 
+// BN254's Fr through the same bodies (the GPU's instantiation for it is the other overload),
+// for the GPU's own plans, multi-pass plans and both twist-table extremes, in snarkjs's domain
+// (generator 5) too. The seeds are the BLS cases' (kSeed + lg).
+TEST(NttTwinBn254, EqualsCpuTransformForEveryOrderAndCoset) {
+  for (int lg : {1, 2, 5, 10, 11, 14}) check_every_op<bn254::Fr>(lg, gpu::kMaxPassLg, gpu::kTwistTableLg);
+  for (int lg : {8, 12}) check_every_op<bn254::Fr>(lg, 3, gpu::kTwistTableLg);
+  check_every_op<bn254::Fr>(12, 5, 12);
+  check_every_op<bn254::Fr>(12, 5, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuPlans, NttTwin,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4, 7, 9, 10, 11, 12, 14),
                                             ::testing::Values(gpu::kMaxPassLg)));
@@ -196,27 +210,31 @@ INSTANTIATE_TEST_SUITE_P(Plans, NttTwinTwistTables,
                          ::testing::Combine(::testing::Values(8, 12, 14), ::testing::Values(3, 5, gpu::kMaxPassLg)));
 
 // snarkjs's odd points: coset shift omega_2n over the generator-5 domain — the evaluations at
-// omega_2n · omega_n^i, checked by scaling coefficient i by omega_2n^i and a plain transform.
-TEST(NttTwinShift, SnarkjsOddPoints) {
-  for (int lg : {3, 10, 13}) {
-    const Domain d(lg, Domain::kSnarkjsGenerator);
-    const Domain d2(lg + 1, Domain::kSnarkjsGenerator);
-    const Fr shift = d2.omega();
-    const auto x = random_scalars(d.size(), kSeed + 100 + lg);
+// omega_2n · omega_n^i, checked by scaling coefficient i by omega_2n^i and a plain transform, then
+// the inverse back; over F, in the output order `out` (the inverse reads it).
+template <class F>
+void check_odd_points(std::initializer_list<int> lgs, uint64_t seed, Order out) {
+  for (int lg : lgs) {
+    const DomainOf<F> d(lg, DomainOf<F>::kSnarkjsGenerator);
+    const F shift = DomainOf<F>(lg + 1, DomainOf<F>::kSnarkjsGenerator).omega();
+    const auto x = random_scalars<F>(d.size(), seed + lg);
     auto want = x;
-    Fr p = Fr::one();
+    F p = F::one();
     for (auto& v : want) {
       v = v * p;
       p = p * shift;
     }
-    ntt(want, d, Order::natural, Order::natural);
+    ntt(want, d, Order::natural, out);
     auto got = x;
-    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::forward, Order::natural, Order::natural, true});
+    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::forward, Order::natural, out, true});
     EXPECT_EQ(got, want) << "lg " << lg;
-    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::inverse, Order::natural, Order::natural, true});
+    gpu::ntt_twin(got, d, gpu::roots_of(d, shift), gpu::NttOp{Direction::inverse, out, Order::natural, true});
     EXPECT_EQ(got, x) << "lg " << lg;
   }
 }
+
+TEST(NttTwinShift, SnarkjsOddPoints) { check_odd_points<Fr>({3, 10, 13}, kSeed + 100, Order::natural); }
+TEST(NttTwinBn254, SnarkjsOddPoints) { check_odd_points<bn254::Fr>({3, 11}, kSeed + 200, Order::bit_reversed); }
 
 // The prover's step from evaluations to the coset: the inverse's 1/n deferred into the coset
 // forward's first pass equals the two transforms with their own scalings, for both conventions'
@@ -355,8 +373,10 @@ void msm_cases(std::size_t max_n) {
 
 TEST(MsmTwin, G1) { msm_cases<G1Curve>(1500); }
 TEST(MsmTwin, G2) { msm_cases<G2Curve>(150); }
-// BN254's G1: the same kernel bodies over its field and 254-bit scalars (msm_bn254_g1.cu).
+// BN254's G1 and G2: the same kernel bodies over its fields and 254-bit scalars (msm_bn254_g1.cu,
+// msm_bn254_g2.cu).
 TEST(MsmTwin, Bn254G1) { msm_cases<bn254::G1Curve>(1500); }
+TEST(MsmTwin, Bn254G2) { msm_cases<bn254::G2Curve>(150); }
 
 // ---------------------------------------------------------------- fixed-base tables
 
@@ -530,6 +550,7 @@ void batch_cases(std::size_t n) {
 
 TEST(BatchAddTwin, G1) { batch_cases<G1Curve>(1000); }
 TEST(BatchAddTwin, G2) { batch_cases<G2Curve>(200); }
+TEST(BatchAddTwin, Bn254G2) { batch_cases<bn254::G2Curve>(200); }
 
 // ---------------------------------------------------------------- prover
 

@@ -95,6 +95,7 @@ struct SnarkjsProveOptions {
   bool subgroup_check = false;
   bool no_check = false;  // skip verifying the proof before writing it (the engine's check_proofs)
   EngineOptions engine;   // --cpu, --devices, --gw, --vram-budget, --host-budget, --threads
+  int repeat = 1;         // bn128: proofs made with the key loaded, each timed (a benchmark)
 };
 int run_prove_snarkjs(const SnarkjsProveOptions& options);
 

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   pp::cli::ProveOptions prove;
   std::vector<std::filesystem::path> prove_files;
   bool prove_no_check = false;
+  int prove_repeat = 1;
   auto* pr = app.add_subcommand(
       "prove", "Prove: `prove circuit.zkey witness.wtns proof.json public.json` (snarkjs) or --params/--witness/--out");
   pr->add_option("files", prove_files, "circuit.zkey witness.wtns proof.json public.json")->expected(0, 4);
@@ -82,6 +83,10 @@ int main(int argc, char** argv) {
   pp::cli::add_engine_options(pr, prove.engine);
   pr->add_flag("--subgroup-check", prove.subgroup_check, "Check every key point's subgroup when loading");
   pr->add_flag("--no-check", prove_no_check, "snarkjs form: do not verify the proof before writing it");
+  pr->add_option("--repeat", prove_repeat,
+                 "snarkjs form, bn128 keys: prove N times with the key loaded, each timed (a benchmark; every proof is "
+                 "checked, the last one written)")
+      ->check(CLI::Range(1, 1000));
 
   pp::cli::VerifyOptions verify;
   std::vector<std::filesystem::path> verify_files;
@@ -186,8 +191,12 @@ int main(int argc, char** argv) {
     b->add_option("--lg", bench_gpu.kernel.lg, "log2 of the size")->check(CLI::Range(0, 30))->capture_default_str();
     if (std::string(op) != "ntt")
       b->add_option("--curve", bench_gpu.kernel.curve, "g1, g2 or bn254-g1 (msm, GPU only)")
-        ->check(CLI::IsMember({"g1", "g2", "bn254-g1"}))
-        ->capture_default_str();
+          ->check(CLI::IsMember({"g1", "g2", "bn254-g1"}))
+          ->capture_default_str();
+    else
+      b->add_option("--curve", bench_gpu.kernel.curve, "g1 (BLS12-381's Fr) or bn254 (BN254's Fr)")
+          ->check(CLI::IsMember({"g1", "bn254"}))
+          ->capture_default_str();
     if (std::string(op) == "ntt")
       b->add_option("--twist-table", bench_gpu.twist,
                     "The passes' twist roots: full (one entry per root: 2^lg roots, 4 GiB at 2^27; what the prover builds when "
@@ -243,7 +252,7 @@ int main(int argc, char** argv) {
           throw std::invalid_argument(
               "prove: give either circuit.zkey witness.wtns proof.json public.json or --params/--witness/--out");
         return pp::cli::run_prove_snarkjs({prove_files[0], prove_files[1], prove_files[2], prove_files[3], prove.seed,
-                                           prove.subgroup_check, prove_no_check, prove.engine});
+                                           prove.subgroup_check, prove_no_check, prove.engine, prove_repeat});
       }
       if (prove.params.empty() || prove.witnesses.empty() || prove.out.empty())
         throw std::invalid_argument("prove: --params, --witness and --out are required (or the snarkjs form)");

@@ -293,18 +293,21 @@ BenchResult bench_batch_add(const BenchOptions& o, cudaStream_t stream) {
   return r;
 }
 
-BenchResult bench_ntt(const BenchOptions& o, cudaStream_t stream) {
-  const Domain d(o.lg);
-  DeviceBuffer<Fr> a(d.size());
+// The forward NTT over F: BLS12-381's Fr in bellman's domain (generator 7) or BN254's in snarkjs's
+// (generator 5); the kernels are the same, the field's product is not.
+template <class F>
+BenchResult bench_ntt(const BenchOptions& o, cudaStream_t stream, const char* curve, uint64_t generator) {
+  const DomainOf<F> d(o.lg, generator);
+  DeviceBuffer<F> a(d.size());
   const int twist_lg = twist_table_lg(o.lg, o.full_twist);
   DeviceBuffer<char> tb(ntt_tables_bytes(o.lg, twist_lg));
-  NttTables t;
+  NttTablesOf<F> t;
   throw_if(ntt_tables_init(tb.p, ntt_tables_bytes(o.lg, twist_lg), o.lg, roots_of(d), stream, &t, twist_lg));
-  random_scalars_kernel<Fr><<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
+  random_scalars_kernel<F><<<grid(d.size()), 256, 0, stream>>>(a.p, d.size(), o.seed);
   PP_CUDA_CHECK(cudaStreamSynchronize(stream));
   BenchResult r;
   r.op = "ntt";
-  r.curve = "fr";
+  r.curve = curve;
   r.lg = o.lg;
   r.twist_lg = t.mid_lg;
   const NttOp op{Direction::forward, Order::natural, Order::bit_reversed, false};
@@ -326,7 +329,10 @@ BenchResult run_bench(const BenchOptions& o) {
   if (o.runs < 1 || o.warmup < 0) throw std::invalid_argument("bench: runs must be >= 1 and warmup >= 0");
   if (o.op == "ntt") {
     if (o.lg < 1 || o.lg > kMaxNttLg) throw std::invalid_argument("bench ntt: --lg must be in [1, 28]");
-    return bench_ntt(o, stream);
+    if (o.curve == "bn254") return bench_ntt<bn254::Fr>(o, stream, "bn254", bn254::Domain::kSnarkjsGenerator);
+    if (o.curve != "g1" && o.curve != "g2")
+      throw std::invalid_argument("bench ntt: --curve must be g1 or g2 (BLS12-381's Fr) or bn254 (BN254's Fr)");
+    return bench_ntt<Fr>(o, stream, "fr", Domain::kBellmanGenerator);
   }
   if (o.lg < 0 || o.lg > 30) throw std::invalid_argument("bench: --lg must be in [0, 30]");
   if (o.curve != "g1" && o.curve != "g2" && o.curve != "bn254-g1")

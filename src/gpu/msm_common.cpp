@@ -179,5 +179,10 @@ template Jacobian<bn254::G1Curve> msm_twin(std::span<const bn254::G1Affine>, std
                                            bool);
 template std::vector<bn254::G1Affine> precompute_twin(std::span<const bn254::G1Affine>, int, int);
 template Jacobian<bn254::G1Curve> batch_add_twin(std::span<const bn254::G1Affine>, std::span<const uint64_t>);
+template Jacobian<bn254::G2Curve> msm_combine(const bn254::G2XYZZ*, const MsmShape&);
+template Jacobian<bn254::G2Curve> msm_twin(std::span<const bn254::G2Affine>, std::span<const bn254::Fr>, int, int, int,
+                                           bool);
+template std::vector<bn254::G2Affine> precompute_twin(std::span<const bn254::G2Affine>, int, int);
+template Jacobian<bn254::G2Curve> batch_add_twin(std::span<const bn254::G2Affine>, std::span<const uint64_t>);
 
 }  // namespace pp::gpu

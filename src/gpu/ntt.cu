@@ -17,7 +17,8 @@ namespace {
 
 constexpr int kElementwiseBlock = 256;
 
-__global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg, int twist_lg) {
+template <class F>
+__global__ void tables_kernel(F* out, std::size_t count, NttRootsOf<F> roots, int lg, int twist_lg) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) out[i] = table_entry(roots, lg, i, twist_lg);
 }
@@ -29,8 +30,8 @@ __global__ void tables_kernel(Fr* out, std::size_t count, NttRoots roots, int lg
 // registers, as more warps hide the products' dependent chains
 // (docs/perf-history/gpu-kernels-v1-v9.md).
 constexpr int kPassBlocksPerSm = 4;
-template <bool kDif>
-__global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(Fr* a, NttPass p, NttTables t, PassJob job) {
+template <bool kDif, class F>
+__global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(F* a, NttPass p, NttTablesOf<F> t, PassJob job) {
   extern __shared__ __align__(16) uint64_t mem[];
   const HalfSlots s{mem, p.elements_per_block() + 4};
   const uint64_t block = blockIdx.x;
@@ -55,22 +56,25 @@ __global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(F
   }
 }
 
-__global__ void c_step_kernel(Fr* c, const Fr* __restrict__ a, const Fr* __restrict__ b, std::size_t n) {
+template <class F>
+__global__ void c_step_kernel(F* c, const F* __restrict__ a, const F* __restrict__ b, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c_step_element(c, a, b, i);
 }
 
-__global__ void h_step_kernel(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, std::size_t n, Fr factor) {
+template <class F>
+__global__ void h_step_kernel(F* a, const F* __restrict__ b, const F* __restrict__ c, std::size_t n, F factor) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) h_step_element(a, b, c, i, factor);
 }
 
-__global__ void bit_reverse_kernel(Fr* a, std::size_t n, int lg) {
+template <class F>
+__global__ void bit_reverse_kernel(F* a, std::size_t n, int lg) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::size_t r = bit_reverse(uint32_t(i), lg);
   if (i < r) {
-    const Fr t = a[i];
+    const F t = a[i];
     a[i] = a[r];
     a[r] = t;
   }
@@ -85,12 +89,9 @@ Status check_lg(int lg) {
   return {};
 }
 
-}  // namespace
-
-std::size_t ntt_tables_bytes(int lg, int twist_lg) { return table_elements(lg, twist_lg) * sizeof(Fr); }
-
-Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots& roots, Stream stream,
-                       NttTables* out, int twist_lg) {
+template <class F>
+Status tables_init(void* d_tables, std::size_t bytes, int lg, const NttRootsOf<F>& roots, Stream stream,
+                   NttTablesOf<F>* out, int twist_lg) {
   if (Status s = check_lg(lg); !s) return s;
   if (d_tables == nullptr || out == nullptr) return Status::invalid("pp::gpu::ntt_tables_init: null pointer");
   if (bytes < ntt_tables_bytes(lg, twist_lg))
@@ -99,20 +100,21 @@ Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRoots
   // A pass's block may hold up to kBlockElements elements: above the default 48 KiB of shared
   // memory, so each kernel is allowed that much (a start-up call, not on the proving path).
   const int smem = int(slots_bytes(kBlockElements));
-  for (const void* kernel : {reinterpret_cast<const void*>(pass_kernel<true>), reinterpret_cast<const void*>(pass_kernel<false>)})
+  for (const void* kernel : {reinterpret_cast<const void*>(pass_kernel<true, F>), reinterpret_cast<const void*>(pass_kernel<false, F>)})
     if (Status st = from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                               "pp::gpu::ntt_tables_init: shared memory limit");
         !st)
       return st;
   const std::size_t count = table_elements(lg, twist_lg);
-  Fr* base = static_cast<Fr*>(d_tables);
-  device::launch(tables_kernel, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg, twist_lg);
+  F* base = static_cast<F*>(d_tables);
+  device::launch(tables_kernel<F>, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg, twist_lg);
   // size_inv = 1/2^lg: the same value whichever omega, computed on the host.
-  *out = bind_tables(base, lg, Fr::from_u64(uint64_t(1) << lg).inverse(), twist_lg);
+  *out = bind_tables(base, lg, F::from_u64(uint64_t(1) << lg).inverse(), twist_lg);
   return last_error("pp::gpu::ntt_tables_init");
 }
 
-Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
+template <class F>
+Status transform(F* d_a, const NttTablesOf<F>& t, const NttOp& op, Stream stream) {
   if (Status s = check_lg(t.lg); !s) return s;
   if (d_a == nullptr) return Status::invalid("pp::gpu::ntt: null data pointer");
   if (const std::string why = check_op(op); !why.empty()) return Status::invalid("pp::gpu::ntt: " + why);
@@ -122,32 +124,60 @@ Status ntt(Fr* d_a, const NttTables& t, const NttOp& op, Stream stream) {
   for (int i = 0; i < plan.count; ++i) {
     const PassStep step = pass_step(s, plan, i);
     const NttPass& p = step.pass;
-    device::launch(s.dif ? pass_kernel<true> : pass_kernel<false>, unsigned(p.blocks()), p.threads_per_block(),
+    device::launch(s.dif ? pass_kernel<true, F> : pass_kernel<false, F>, unsigned(p.blocks()), p.threads_per_block(),
                    pass_shared_bytes(p), stream, d_a, p, t, step.job);
   }
-  if (s.permute_after) device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
+  if (s.permute_after) device::launch(bit_reverse_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");
 }
 
-Status c_step(Fr* d_c, const Fr* d_a, const Fr* d_b, std::size_t n, Stream stream) {
+template <class F>
+Status c_step_of(F* d_c, const F* d_a, const F* d_b, std::size_t n, Stream stream) {
   if (n == 0) return {};
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr) return Status::invalid("pp::gpu::c_step: null pointer");
-  device::launch(c_step_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_c, d_a, d_b, n);
+  device::launch(c_step_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_c, d_a, d_b, n);
   return last_error("pp::gpu::c_step");
 }
 
-Status h_step(Fr* d_a, const Fr* d_b, const Fr* d_c, std::size_t n, const Fr& factor, Stream stream) {
+template <class F>
+Status h_step_of(F* d_a, const F* d_b, const F* d_c, std::size_t n, const F& factor, Stream stream) {
   if (n == 0) return {};
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr) return Status::invalid("pp::gpu::h_step: null pointer");
-  device::launch(h_step_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, d_b, d_c, n, factor);
+  device::launch(h_step_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_a, d_b, d_c, n, factor);
   return last_error("pp::gpu::h_step");
 }
 
-Status bit_reverse_permute(Fr* d_a, int lg, Stream stream) {
+template <class F>
+Status permute(F* d_a, int lg, Stream stream) {
   if (Status s = check_lg(lg); !s) return s;
   const std::size_t n = std::size_t(1) << lg;
-  device::launch(bit_reverse_kernel, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, lg);
+  device::launch(bit_reverse_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, lg);
   return last_error("pp::gpu::bit_reverse_permute");
 }
+
+}  // namespace
+
+static_assert(sizeof(Fr) == sizeof(bn254::Fr), "the tables' size is the same for both scalar fields");
+std::size_t ntt_tables_bytes(int lg, int twist_lg) { return table_elements(lg, twist_lg) * sizeof(Fr); }
+
+// The entry points, one overload per scalar field (the same kernels, instantiated twice).
+#define PP_GPU_NTT_ENTRY_POINTS(F)                                                                              \
+  Status ntt_tables_init(void* d_tables, std::size_t bytes, int lg, const NttRootsOf<F>& roots, Stream stream, \
+                         NttTablesOf<F>* out, int twist_lg) {                                                   \
+    return tables_init(d_tables, bytes, lg, roots, stream, out, twist_lg);                                      \
+  }                                                                                                             \
+  Status ntt(F* d_a, const NttTablesOf<F>& t, const NttOp& op, Stream stream) {                                 \
+    return transform(d_a, t, op, stream);                                                                       \
+  }                                                                                                             \
+  Status c_step(F* d_c, const F* d_a, const F* d_b, std::size_t n, Stream stream) {                             \
+    return c_step_of(d_c, d_a, d_b, n, stream);                                                                 \
+  }                                                                                                             \
+  Status h_step(F* d_a, const F* d_b, const F* d_c, std::size_t n, const F& factor, Stream stream) {            \
+    return h_step_of(d_a, d_b, d_c, n, factor, stream);                                                         \
+  }                                                                                                             \
+  Status bit_reverse_permute(F* d_a, int lg, Stream stream) { return permute(d_a, lg, stream); }
+PP_GPU_NTT_ENTRY_POINTS(Fr)
+PP_GPU_NTT_ENTRY_POINTS(bn254::Fr)
+#undef PP_GPU_NTT_ENTRY_POINTS
 
 }  // namespace pp::gpu

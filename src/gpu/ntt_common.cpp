@@ -49,12 +49,17 @@ NttRoots roots_of(const Domain& d, const Fr& shift) {
   return NttRoots{d.omega(), d.omega_inv(), shift, shift.inverse(), d.size_inv()};
 }
 NttRoots roots_of(const Domain& d) { return roots_of(d, d.generator()); }
+NttRootsOf<bn254::Fr> roots_of(const bn254::Domain& d, const bn254::Fr& shift) {
+  return NttRootsOf<bn254::Fr>{d.omega(), d.omega_inv(), shift, shift.inverse(), d.size_inv()};
+}
+NttRootsOf<bn254::Fr> roots_of(const bn254::Domain& d) { return roots_of(d, d.generator()); }
 
 namespace {
 
 // Runs one pass the way a CUDA block would: copy in, the rounds (each a loop over the block's
 // "threads"), copy out — block after block, blocks in parallel.
-void twin_pass(Fr* a, const NttPass& p, const NttTables& t, const PassJob& job) {
+template <class F>
+void twin_pass(F* a, const NttPass& p, const NttTablesOf<F>& t, const PassJob& job) {
   tbb::parallel_for(uint64_t(0), p.blocks(), [&](uint64_t block) {
     const uint32_t n = p.elements_per_block();
     std::vector<uint64_t> mem(slots_bytes(n) / sizeof(uint64_t));
@@ -65,13 +70,12 @@ void twin_pass(Fr* a, const NttPass& p, const NttTables& t, const PassJob& job) 
         if (job.dif) pass_round<true>(p, t, job, s, block, tid, r);
         else pass_round<false>(p, t, job, s, block, tid, r);
       }
-    for (uint32_t e = 0; e < n; ++e) a[p.global_index(block, e)] = s.get(e);
+    for (uint32_t e = 0; e < n; ++e) a[p.global_index(block, e)] = s.template get<F>(e);
   });
 }
 
-}  // namespace
-
-void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg) {
+template <class F>
+void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, const NttOp& op, int max_pass, int twist_lg) {
   const int lg = d.lg();
   if (lg > kMaxNttLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: 2^" + std::to_string(lg) + " exceeds the GPU limit 2^" +
@@ -80,9 +84,9 @@ void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const Ntt
     throw std::invalid_argument("pp::gpu::ntt_twin: " + std::to_string(a.size()) + " values for a domain of " +
                                 std::to_string(d.size()));
   if (const std::string why = check_op(op); !why.empty()) throw std::invalid_argument("pp::gpu::ntt_twin: " + why);
-  std::vector<Fr> buf(table_elements(lg, twist_lg));
+  std::vector<F> buf(table_elements(lg, twist_lg));
   tbb::parallel_for(std::size_t(0), buf.size(), [&](std::size_t i) { buf[i] = table_entry(roots, lg, i, twist_lg); });
-  const NttTables t = bind_tables(buf.data(), lg, d.size_inv(), twist_lg);
+  const NttTablesOf<F> t = bind_tables(buf.data(), lg, d.size_inv(), twist_lg);
   const NttSchedule s = schedule(op);
   if (max_pass < 1 || max_pass > kMaxPassLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: max_pass " + std::to_string(max_pass) + " outside [1, " +
@@ -94,6 +98,16 @@ void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const Ntt
     twin_pass(a.data(), step.pass, t, step.job);
   }
   if (s.permute_after) bit_reverse_permute(a);
+}
+
+}  // namespace
+
+void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg);
+}
+void ntt_twin(std::span<bn254::Fr> a, const bn254::Domain& d, const NttRootsOf<bn254::Fr>& roots, const NttOp& op,
+              int max_pass, int twist_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg);
 }
 
 }  // namespace pp::gpu

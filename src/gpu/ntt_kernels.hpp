@@ -107,10 +107,11 @@ PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_
 
 // Entry i of the table buffer (bind_tables order), computed from the roots alone, so the device
 // fills its tables with a kernel (no host staging) and the twin with a loop.
-PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i, int twist_lg = kTwistTableLg) {
+template <class F>
+PP_HD inline F table_entry(const NttRootsOf<F>& r, int lg, std::size_t i, int twist_lg = kTwistTableLg) {
   const int b = table_split(lg);
   const std::size_t lo = std::size_t(1) << b, hi = std::size_t(1) << (lg - b);
-  const Fr* bases[] = {&r.omega, &r.omega_inv, &r.shift, &r.shift_inv};
+  const F* bases[] = {&r.omega, &r.omega_inv, &r.shift, &r.shift_inv};
   for (int s = 0; s < 4; ++s) {
     if (i < lo) return bases[s]->pow_u64(i);
     i -= lo;
@@ -132,7 +133,8 @@ PP_HD inline Fr table_entry(const NttRoots& r, int lg, std::size_t i, int twist_
   return r.omega.pow_u64(uint64_t(i) << (lg - table_mid_lg(lg, twist_lg)));
 }
 
-PP_HD PP_INLINE Fr two_level_pow(const Fr* lo, const Fr* hi, int b, uint64_t e) {
+template <class F>
+PP_HD PP_INLINE F two_level_pow(const F* lo, const F* hi, int b, uint64_t e) {
   return lo[e & ((uint64_t(1) << b) - 1)] * hi[e >> b];
 }
 
@@ -150,13 +152,15 @@ struct HalfSlots {
   uint32_t stride;  // 16-byte words per array: elements + 4
   PP_HD PP_INLINE static uint32_t swizzle(uint32_t e) { return e ^ ((e >> 3) & 7u); }
   PP_HD PP_INLINE uint64_t* word(uint32_t e, int half) const { return s + 2 * (half * stride + swizzle(e)); }
-  PP_HD PP_INLINE Fr get(uint32_t e) const {
-    Fr r;
+  template <class F = Fr>
+  PP_HD PP_INLINE F get(uint32_t e) const {
+    F r;
     get_half(e, 0, r.l[0], r.l[1]);
     get_half(e, 1, r.l[2], r.l[3]);
     return r;
   }
-  PP_HD PP_INLINE void set(uint32_t e, const Fr& v) const {
+  template <class F>
+  PP_HD PP_INLINE void set(uint32_t e, const F& v) const {
     set_half(e, 0, v.l[0], v.l[1]);
     set_half(e, 1, v.l[2], v.l[3]);
   }
@@ -191,7 +195,8 @@ PP_HD inline std::size_t pass_shared_bytes(const NttPass& p) { return slots_byte
 // The factor of Scale `kind` (not none) for natural index idx: one product of two table entries
 // at most (the 1/n is in the sized hi tables). For the canonical kinds it is the factor's integer
 // f itself (not f·R), so that x·R times it (a Montgomery product) is the integer of x·f.
-PP_HD PP_INLINE Fr scale_factor(const NttTables& t, Scale kind, uint64_t idx) {
+template <class F>
+PP_HD PP_INLINE F scale_factor(const NttTablesOf<F>& t, Scale kind, uint64_t idx) {
   switch (kind) {
     case Scale::shift:
       return two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
@@ -209,7 +214,8 @@ PP_HD PP_INLINE Fr scale_factor(const NttTables& t, Scale kind, uint64_t idx) {
 }
 
 // The twist root of position pos in column c of pass p.
-PP_HD PP_INLINE Fr twist_root(const NttPass& p, const NttTables& t, bool inverse, uint32_t c, uint32_t pos) {
+template <class F>
+PP_HD PP_INLINE F twist_root(const NttPass& p, const NttTablesOf<F>& t, bool inverse, uint32_t c, uint32_t pos) {
   const uint32_t cf = c * bit_reverse(pos, p.k);  // < 2^(m + k) <= 2^28
   if (p.m + p.k <= t.mid_lg) {
     const uint32_t e = cf << (t.mid_lg - p.m - p.k);
@@ -221,7 +227,8 @@ PP_HD PP_INLINE Fr twist_root(const NttPass& p, const NttTables& t, bool inverse
 
 // The element-wise work on register q of the first round (loads: pre-scale, DIT twist) or the
 // last round (stores: DIF twist, post-scale).
-PP_HD PP_INLINE void edge_factors(Fr& x, const NttPass& p, const NttTables& t, const PassJob& job, uint64_t block,
+template <class F>
+PP_HD PP_INLINE void edge_factors(F& x, const NttPass& p, const NttTablesOf<F>& t, const PassJob& job, uint64_t block,
                                   uint32_t pos, uint32_t col, bool loading) {
   const Scale scale = loading ? job.pre : job.post;
   if (scale != Scale::none) {
@@ -239,17 +246,17 @@ PP_HD PP_INLINE void edge_factors(Fr& x, const NttPass& p, const NttTables& t, c
 // memory, apply the first round's load factors, run the levels, apply the last round's store
 // factors, write them back to the same slots. Threads of a round touch disjoint slots, so a round
 // needs one barrier after it and none inside.
-template <bool kDif>
-PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTables& t, const PassJob& job, const HalfSlots& s,
+template <bool kDif, class F>
+PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTablesOf<F>& t, const PassJob& job, const HalfSlots& s,
                                 uint64_t block, uint32_t tid, int r) {
   const NttRound rd = round_of(p, kDif, r);
   const RoundMap map = round_map(p, rd, tid);
-  const Fr* small = job.inverse ? t.small_inv : t.small_fwd;
-  Fr x[kThreadElements];
+  const F* small = job.inverse ? t.small_inv : t.small_fwd;
+  F x[kThreadElements];
   PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
-    x[q] = Fr::zero();
+    x[q] = F::zero();
     if (!map.valid(q)) continue;
-    x[q] = s.get(map.element(q, p.cols_lg));
+    x[q] = s.template get<F>(map.element(q, p.cols_lg));
     if (r == 0) edge_factors(x[q], p, t, job, block, map.pos(q), map.col(q), true);
   }
   // Level j = lo + d: butterflies (q, q + 2^d) for q with bit d clear; root w_(2^(j+1))^u with
@@ -264,12 +271,12 @@ PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTables& t, const Pass
       const int q1 = q | (1 << d);
       const bool trivial = rd.lo == 0 && (q & ((1 << d) - 1)) == 0;
       if (kDif) {
-        const Fr diff = x[q] - x[q1];
+        const F diff = x[q] - x[q1];
         x[q] += x[q1];
         x[q1] = diff;
         if (!trivial) x[q1] *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
       } else {
-        Fr y = x[q1];
+        F y = x[q1];
         if (!trivial) y *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
         x[q1] = x[q] - y;
         x[q] += y;
@@ -286,11 +293,13 @@ PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTables& t, const Pass
 
 // c from a and b: for a satisfying witness c = a∘b on every constraint row (check_witness
 // verifies it) and on the zero padding, so c is made on the device and never crosses PCIe.
-PP_HD PP_INLINE void c_step_element(Fr* c, const Fr* a, const Fr* b, uint64_t i) { c[i] = a[i] * b[i]; }
+template <class F>
+PP_HD PP_INLINE void c_step_element(F* c, const F* a, const F* b, uint64_t i) { c[i] = a[i] * b[i]; }
 
 // The prover's H step on the coset: a[i] = (a[i]·b[i] - c[i])·factor (factor = 1/Z(coset) for
 // bellman's convention, 1 for snarkjs's).
-PP_HD PP_INLINE void h_step_element(Fr* a, const Fr* b, const Fr* c, uint64_t i, const Fr& factor) {
+template <class F>
+PP_HD PP_INLINE void h_step_element(F* a, const F* b, const F* c, uint64_t i, const F& factor) {
   a[i] = (a[i] * b[i] - c[i]) * factor;
 }
 

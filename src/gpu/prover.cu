@@ -16,10 +16,14 @@ void CUDART_CB stamp_now(void* arg) {
 
 }  // namespace
 
-void Prover::PartitionDeleter::operator()(Partition* p) const { delete p; }
+template <class E>
+void ProverOf<E>::PartitionDeleter::operator()(Partition* p) const {
+  delete p;
+}
 
-Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
-                                                   std::size_t index) const {
+template <class E>
+typename ProverOf<E>::PartitionPtr ProverOf<E>::prepare(const WitnessType& w, const RandomizersType& rs,
+                                                        std::size_t index) const {
   const Impl& m = *impl_;
   PartitionPtr p(new Partition);
   p->domain = check_witness_shape(m.pk, w, index);
@@ -34,7 +38,7 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   p->index = index;
   p->rs = rs;
   p->h_terms = m.pk.h.size();
-  p->split = std::make_shared<SplitInputs>();
+  p->split = std::make_shared<SplitInputs<typename E::Fr>>();
   // A resident SRS with pinned staging: the classes come with stage()'s copy of the assignment
   // into pinned memory (one read of z instead of two, and the queries' selection beside its DMA).
   if (m.resident && !m.staging.empty()) return p;
@@ -42,7 +46,9 @@ Prover::PartitionPtr Prover::prepare(const Witness& w, const Randomizers& rs,
   return p;
 }
 
-void Prover::stage(Partition& p, int ss, int ms) {
+template <class E>
+void ProverOf<E>::stage(Partition& p, int ss, int ms) {
+  using F = typename E::Fr;
   Impl& m = *impl_;
   if (ss < 0 || ss >= m.plan.stage_slots || ms < 0 || ms >= m.plan.msm_slots)
     throw GpuError(Status::invalid("GPU prover: stage slot " + std::to_string(ss) + " / msm slot " +
@@ -51,7 +57,7 @@ void Prover::stage(Partition& p, int ss, int ms) {
   if (p.staged) throw GpuError(Status::invalid("GPU prover: partition staged twice"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
-  const Witness& w = *p.w;
+  const WitnessOf<E>& w = *p.w;
   const std::size_t n = p.domain.size();
   auto& ev = m.marks[std::size_t(ms)];
   check(device::StreamWaitEvent(m.copy, m.stage_released[std::size_t(ss)], 0),
@@ -64,13 +70,13 @@ void Prover::stage(Partition& p, int ss, int ms) {
   // once its previous upload has finished reading it (a wait on that one event); the link carries
   // one vector while the cores copy the next. (Whole vectors: pieces of 64 or 256 MiB, each
   // piece's DMA enqueued once it is copied, are slower.)
-  Fr* pinned = m.staging.empty() ? nullptr : m.staging[std::size_t(ss)];
+  F* pinned = m.staging.empty() ? nullptr : m.staging[std::size_t(ss)];
   if (pinned)
     check(device::EventSynchronize(m.staging_free[std::size_t(ss)]),
          "GPU prover: staging buffer wait");
-  auto source = [&](const Fr* data, std::size_t count) -> const Fr* {
+  auto source = [&](const F* data, std::size_t count) -> const F* {
     if (!pinned) return data;
-    Fr* dst = pinned;
+    F* dst = pinned;
     pinned += count;
     constexpr std::size_t kBlock = std::size_t(1) << 18;
     tbb::parallel_for(std::size_t(0), (count + kBlock - 1) / kBlock, [&](std::size_t b) {
@@ -79,35 +85,35 @@ void Prover::stage(Partition& p, int ss, int ms) {
     });
     return dst;
   };
-  auto put = [&](std::span<const Fr> v, const char* part) {
-    Fr* d = m.region<Fr>(m.slot("stage", ss, part));
-    check(device::MemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+  auto put = [&](std::span<const F> v, const char* part) {
+    F* d = m.template region<F>(m.slot("stage", ss, part));
+    check(device::MemcpyAsync(d, source(v.data(), v.size()), v.size() * sizeof(F), cudaMemcpyHostToDevice, m.copy),
          "GPU prover: a, b upload");
     if (v.size() < n)
-      check(device::MemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(Fr), m.copy), "GPU prover: a, b padding");
+      check(device::MemsetAsync(d + v.size(), 0, (n - v.size()) * sizeof(F), m.copy), "GPU prover: a, b padding");
   };
   put(w.a, "a");
   put(w.b, "b");  // c = a∘b is made on the device (c_step)
   if (m.resident) {
-    Fr* z = m.region<Fr>(m.slot("msm", ms, "scalars"));
+    F* z = m.template region<F>(m.slot("msm", ms, "scalars"));
     if (pinned) {
       // z = input ‖ aux copied and classified in one pass; the queries' bits are selected while
       // its DMA runs (prepare() left them to here).
       const std::size_t vars = w.input.size() + w.aux.size();
       const ZClasses classes = classify_z(w.input, w.aux, pinned);
-      check(device::MemcpyAsync(z, pinned, vars * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+      check(device::MemcpyAsync(z, pinned, vars * sizeof(F), cudaMemcpyHostToDevice, m.copy),
             "GPU prover: assignment upload");
       pinned += vars;
       m.select_queries(*p.split, classes, w);
     } else {
-      check(device::MemcpyAsync(z, w.input.data(), w.input.size() * sizeof(Fr), cudaMemcpyHostToDevice, m.copy),
+      check(device::MemcpyAsync(z, w.input.data(), w.input.size() * sizeof(F), cudaMemcpyHostToDevice, m.copy),
             "GPU prover: assignment upload");
-      check(device::MemcpyAsync(z + w.input.size(), w.aux.data(), w.aux.size() * sizeof(Fr), cudaMemcpyHostToDevice,
+      check(device::MemcpyAsync(z + w.input.size(), w.aux.data(), w.aux.size() * sizeof(F), cudaMemcpyHostToDevice,
                                 m.copy),
             "GPU prover: assignment upload");
     }
-    uint64_t* bits = m.region<uint64_t>(m.slot("msm", ms, "bitmaps"));
-    const SplitInputs& sp = *p.split;
+    uint64_t* bits = m.template region<uint64_t>(m.slot("msm", ms, "bitmaps"));
+    const SplitInputs<F>& sp = *p.split;
     for (const std::vector<uint64_t>* v :
          {&sp.l.bits.ones, &sp.l.bits.other, &sp.a.bits.ones, &sp.a.bits.other, &sp.b.bits.ones, &sp.b.bits.other}) {
       check(device::MemcpyAsync(bits, v->data(), v->size() * 8, cudaMemcpyHostToDevice, m.copy), "GPU prover: bitmap upload");
@@ -126,7 +132,8 @@ void Prover::stage(Partition& p, int ss, int ms) {
   p.staged = true;
 }
 
-void Prover::compute(Partition& p) {
+template <class E>
+void ProverOf<E>::compute(Partition& p) {
   Impl& m = *impl_;
   if (!p.staged || p.computed) throw GpuError(Status::invalid("GPU prover: compute() needs a staged partition"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
@@ -143,7 +150,11 @@ void Prover::compute(Partition& p) {
   p.computed = true;
 }
 
-void Prover::enqueue_compute(Partition& p) {
+template <class E>
+void ProverOf<E>::enqueue_compute(Partition& p) {
+  using F = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
   Impl& m = *impl_;
   const int ss = p.stage_slot, ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
@@ -154,9 +165,9 @@ void Prover::enqueue_compute(Partition& p) {
 
   // H: c = a∘b, then a, b, c to the coset (bellman) or the odd points (snarkjs), (a·b - c)·factor, back to
   // coefficients for bellman; the result is in a, in natural order, as canonical integers (h_factor).
-  Fr* a = m.region<Fr>(m.slot("stage", ss, "a"));
-  Fr* b = m.region<Fr>(m.slot("stage", ss, "b"));
-  Fr* c = m.region<Fr>(m.slot("stage", ss, "c"));
+  F* a = m.template region<F>(m.slot("stage", ss, "a"));
+  F* b = m.template region<F>(m.slot("stage", ss, "b"));
+  F* c = m.template region<F>(m.slot("stage", ss, "c"));
   const std::size_t n = p.domain.size();
   check(c_step(c, a, b, n, s));
   // The inverse's 1/n goes with the coset's shift into one table product of the forward's first pass.
@@ -164,7 +175,7 @@ void Prover::enqueue_compute(Partition& p) {
   to_coefficients.defer_size_inv = true;
   NttOp to_coset{Direction::forward, Order::bit_reversed, Order::natural, true};
   to_coset.take_size_inv = true;
-  for (Fr* v : {a, b, c}) {
+  for (F* v : {a, b, c}) {
     check(ntt(v, m.tables, to_coefficients, s));
     check(ntt(v, m.tables, to_coset, s));
   }
@@ -173,18 +184,18 @@ void Prover::enqueue_compute(Partition& p) {
     check(ntt(a, m.tables, NttOp{Direction::inverse, Order::natural, Order::natural, true, true}, s));
   check(device::EventRecord(ev[kNtt], s), "GPU prover: event");
 
-  XYZZ<G1Curve>* g1 = m.g1_sums(ms);
-  XYZZ<G2Curve>* g2 = m.g2_sums(ms);
+  XYZZ<G1>* g1 = m.g1_sums(ms);
+  XYZZ<G2>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
-  m.dense_msm_g1(m.srs_region<G1Affine>("srs.h"), m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
+  m.dense_msm_g1(m.template srs_region<Affine<G1>>("srs.h"), m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
 
   // The split MSMs. Resident, the msm slot's bitmaps hold each query's 1s and tail bitmaps in the
   // order stage() copied them (L, A, B; B_G2 reads B's); streamed, the chunks bring them.
-  SplitInputs& sp = *p.split;
-  const uint64_t* bits = m.srs_region<uint64_t>(m.slot("msm", ms, "bitmaps"));
+  SplitInputs<F>& sp = *p.split;
+  const uint64_t* bits = m.template srs_region<uint64_t>(m.slot("msm", ms, "bitmaps"));
   auto next_bits = [&](const std::vector<uint64_t>& v) {
     const uint64_t* here = bits;
     if (bits) bits += v.size();
@@ -193,25 +204,25 @@ void Prover::enqueue_compute(Partition& p) {
   const uint64_t *l_ones = next_bits(sp.l.bits.ones), *l_other = next_bits(sp.l.bits.other);
   const uint64_t *a_ones = next_bits(sp.a.bits.ones), *a_other = next_bits(sp.a.bits.other);
   const uint64_t *b_ones = next_bits(sp.b.bits.ones), *b_other = next_bits(sp.b.bits.other);
-  const uint32_t* a_vars = m.srs_region<uint32_t>("srs.a_vars");
-  const uint32_t* b_vars = m.srs_region<uint32_t>("srs.b_vars");
+  const uint32_t* a_vars = m.template srs_region<uint32_t>("srs.a_vars");
+  const uint32_t* b_vars = m.template srs_region<uint32_t>("srs.b_vars");
   // Window sums: G1 H, L, A, B_G1 at 0, W, 2W, 3W, their batch sums at 4W + 0..2; G2 at 0, W.
-  Query<G1Curve> ql{.d_points = m.srs_region<G1Affine>("srs.l"), .h_points = m.host_l, .n = m.num_aux,
+  Query<G1> ql{.d_points = m.template srs_region<Affine<G1>>("srs.l"), .h_points = m.host_l, .n = m.num_aux,
                     .offset = m.num_inputs, .in = &sp.l, .inputs = p.split, .d_ones = l_ones, .d_other = l_other,
                     .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &p.l_shape};
   m.split_msm(ql, ms);
   check(device::EventRecord(ev[kL], s), "GPU prover: event");
-  Query<G1Curve> qa{.d_points = m.srs_region<G1Affine>("srs.a"), .h_points = m.host_a, .n = m.a_vars.size(),
+  Query<G1> qa{.d_points = m.template srs_region<Affine<G1>>("srs.a"), .h_points = m.host_a, .n = m.a_vars.size(),
                     .d_vars = a_vars, .in = &sp.a, .inputs = p.split, .d_ones = a_ones, .d_other = a_other,
                     .d_windows = g1 + 2 * W, .d_ones_sum = g1 + 4 * W + 1, .shape = &p.a_shape};
   m.split_msm(qa, ms);
   check(device::EventRecord(ev[kA], s), "GPU prover: event");
-  Query<G1Curve> qb{.d_points = m.srs_region<G1Affine>("srs.b_g1"), .h_points = m.host_b_g1, .n = m.b_vars.size(),
+  Query<G1> qb{.d_points = m.template srs_region<Affine<G1>>("srs.b_g1"), .h_points = m.host_b_g1, .n = m.b_vars.size(),
                     .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
                     .d_windows = g1 + 3 * W, .d_ones_sum = g1 + 4 * W + 2, .shape = &p.b1_shape};
   m.split_msm(qb, ms);
   check(device::EventRecord(ev[kB1], s), "GPU prover: event");
-  Query<G2Curve> q2{.d_points = m.srs_region<G2Affine>("srs.b_g2"), .h_points = m.host_b_g2, .n = m.b_vars.size(),
+  Query<G2> q2{.d_points = m.template srs_region<Affine<G2>>("srs.b_g2"), .h_points = m.host_b_g2, .n = m.b_vars.size(),
                     .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
                     .d_windows = g2, .d_ones_sum = g2 + W, .shape = &p.b2_shape};
   m.split_msm(q2, ms);
@@ -219,7 +230,10 @@ void Prover::enqueue_compute(Partition& p) {
   check(device::EventRecord(ev[kB2], s), "GPU prover: event");
 }
 
-Proof Prover::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
+template <class E>
+typename ProverOf<E>::ProofType ProverOf<E>::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
   Impl& m = *impl_;
   if (!p.computed) throw GpuError(Status::invalid("GPU prover: finish() needs a computed partition"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
@@ -230,8 +244,8 @@ Proof Prover::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
   p.values_checked.get();  // WitnessError when a value is out of range or a row unsatisfied: no proof
   if (const std::string failed = p.split->failed(); !failed.empty()) throw GpuError(Status::invalid(failed));
   const int W = m.max_windows;
-  std::vector<XYZZ<G1Curve>> g1(std::size_t(4 * W + 3));
-  std::vector<XYZZ<G2Curve>> g2(std::size_t(W + 1));
+  std::vector<XYZZ<G1>> g1(std::size_t(4 * W + 3));
+  std::vector<XYZZ<G2>> g2(std::size_t(W + 1));
   check(device::Memcpy(g1.data(), m.g1_sums(ms), g1.size() * sizeof(g1[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
   check(device::Memcpy(g2.data(), m.g2_sums(ms), g2.size() * sizeof(g2[0]), cudaMemcpyDeviceToHost), "GPU prover: sums");
   if (corrupt_result) {
@@ -241,12 +255,12 @@ Proof Prover::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
     byte ^= 0x10;
     std::memcpy(reinterpret_cast<unsigned char*>(&g1[std::size_t(W)]) + 3, &byte, 1);
   }
-  MsmSums sums;
-  sums.h = msm_combine<G1Curve>(g1.data(), p.h_shape);
-  sums.l = msm_combine<G1Curve>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();
-  sums.a = msm_combine<G1Curve>(g1.data() + 2 * W, p.a_shape) + g1[std::size_t(4 * W + 1)].to_jacobian();
-  sums.b_g1 = msm_combine<G1Curve>(g1.data() + 3 * W, p.b1_shape) + g1[std::size_t(4 * W + 2)].to_jacobian();
-  sums.b_g2 = msm_combine<G2Curve>(g2.data(), p.b2_shape) + g2[std::size_t(W)].to_jacobian();
+  MsmSumsOf<E> sums;
+  sums.h = msm_combine<G1>(g1.data(), p.h_shape);
+  sums.l = msm_combine<G1>(g1.data() + W, p.l_shape) + g1[std::size_t(4 * W)].to_jacobian();
+  sums.a = msm_combine<G1>(g1.data() + 2 * W, p.a_shape) + g1[std::size_t(4 * W + 1)].to_jacobian();
+  sums.b_g1 = msm_combine<G1>(g1.data() + 3 * W, p.b1_shape) + g1[std::size_t(4 * W + 2)].to_jacobian();
+  sums.b_g2 = msm_combine<G2>(g2.data(), p.b2_shape) + g2[std::size_t(W)].to_jacobian();
   if (times) {
     auto ms_between = [&](Mark a, Mark b) {
       float t = 0;
@@ -273,7 +287,20 @@ Proof Prover::finish(Partition& p, GpuTimes* times, bool corrupt_result) {
                     {"compute", "msm_b_g1", before(kA), before(kB1)},
                     {"compute", "msm_b_g2", before(kB1), 0.0}};
   }
-  return assemble_proof(m.pk.vk, sums, p.rs);
+  return assemble_proof<E>(m.pk.vk, sums, p.rs);
 }
+
+// This file's members of both curves' provers.
+#define PP_GPU_PROVER_PHASES(E)                                                                               \
+  template void ProverOf<E>::PartitionDeleter::operator()(Partition*) const;                                  \
+  template ProverOf<E>::PartitionPtr ProverOf<E>::prepare(const WitnessOf<E>&, const RandomizersOf<E::Fr>&,   \
+                                                          std::size_t) const;                                 \
+  template void ProverOf<E>::stage(Partition&, int, int);                                                     \
+  template void ProverOf<E>::compute(Partition&);                                                             \
+  template void ProverOf<E>::enqueue_compute(Partition&);                                                     \
+  template ProofOf<E> ProverOf<E>::finish(Partition&, GpuTimes*, bool);
+PP_GPU_PROVER_PHASES(Bls12_381)
+PP_GPU_PROVER_PHASES(bn254::Bn254)
+#undef PP_GPU_PROVER_PHASES
 
 }  // namespace pp::gpu

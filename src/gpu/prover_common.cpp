@@ -75,18 +75,21 @@ uint64_t bits_from(const std::vector<uint64_t>& b, std::size_t start, std::size_
 
 }  // namespace
 
-ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to) {
+namespace {
+
+template <class F>
+ZClasses classify_z_of(std::span<const F> input, std::span<const F> aux, F* copy_to) {
   ZClasses out;
   out.size = input.size() + aux.size();
   const std::size_t words = (out.size + 63) / 64;
   out.ones.assign(words, 0);
   out.other.assign(words, 0);
-  const Fr one = Fr::one();
+  const F one = F::one();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, 256), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t w = r.begin(); w != r.end(); ++w) {
       uint64_t ones = 0, other = 0;
       for (std::size_t v = w * 64; v < std::min(out.size, w * 64 + 64); ++v) {
-        const Fr& x = v < input.size() ? input[v] : aux[v - input.size()];
+        const F& x = v < input.size() ? input[v] : aux[v - input.size()];
         if (copy_to) copy_to[v] = x;
         if (x.is_zero()) continue;
         (x == one ? ones : other) |= uint64_t(1) << (v % 64);
@@ -97,6 +100,8 @@ ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy
   });
   return out;
 }
+
+}  // namespace
 
 SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points) {
   SplitBits out;
@@ -146,13 +151,11 @@ SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::s
   return out;
 }
 
-SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
-                   std::size_t offset, std::size_t points) {
-  return select_split(classify_z(input, aux), vars, offset, points);
-}
+namespace {
 
-std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
-                             std::span<const uint32_t> vars, std::size_t offset) {
+template <class F>
+std::vector<F> tail_scalars_of(const SplitBits& bits, std::span<const F> input, std::span<const F> aux,
+                               std::span<const uint32_t> vars, std::size_t offset) {
   // Blocks of words: each block's first rank from a prefix sum of the blocks' counts.
   constexpr std::size_t kWords = 1024;
   const std::size_t words = bits.other.size(), blocks = (words + kWords - 1) / kWords;
@@ -167,7 +170,7 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
   if (first[blocks] != bits.other_count)
     throw std::invalid_argument("tail_scalars: the bitmap holds " + std::to_string(first[blocks]) +
                                 " tail points, its count says " + std::to_string(bits.other_count));
-  std::vector<Fr> out(bits.other_count);
+  std::vector<F> out(bits.other_count);
   tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
     std::size_t at = first[k];
     for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w)
@@ -179,6 +182,24 @@ std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, s
   });
   return out;
 }
+
+}  // namespace
+
+#define PP_GPU_CLASSIFY(F)                                                                                        \
+  ZClasses classify_z(std::span<const F> input, std::span<const F> aux, F* copy_to) {                             \
+    return classify_z_of(input, aux, copy_to);                                                                    \
+  }                                                                                                               \
+  SplitBits classify(std::span<const F> input, std::span<const F> aux, std::span<const uint32_t> vars,            \
+                     std::size_t offset, std::size_t points) {                                                    \
+    return select_split(classify_z_of<F>(input, aux, nullptr), vars, offset, points);                             \
+  }                                                                                                               \
+  std::vector<F> tail_scalars(const SplitBits& bits, std::span<const F> input, std::span<const F> aux,            \
+                              std::span<const uint32_t> vars, std::size_t offset) {                               \
+    return tail_scalars_of(bits, input, aux, vars, offset);                                                       \
+  }
+PP_GPU_CLASSIFY(Fr)
+PP_GPU_CLASSIFY(bn254::Fr)
+#undef PP_GPU_CLASSIFY
 
 std::vector<std::size_t> set_bits_per_chunk(std::span<const uint64_t> bitmap, std::size_t points, std::size_t chunk) {
   if (chunk == 0 || (chunk % 64 != 0 && chunk < points))
@@ -217,9 +238,11 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
   return out;
 }
 
-template <class P>
-PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
-                        char* out, const ChunkLayout& lay) {
+template <class C>
+PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::size_t off, std::size_t m,
+                        std::span<const typename C::Scalar> tail, char* out, const ChunkLayout& lay) {
+  using P = Affine<C>;
+  using S = typename C::Scalar;
   const std::size_t w0 = off / 64, words = (m + 63) / 64;
   if (off % 64 != 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
     throw std::invalid_argument("pack_chunk: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
@@ -268,7 +291,7 @@ PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off,
   constexpr std::size_t kScalars = std::size_t(1) << 16;
   tbb::parallel_for(std::size_t(0), (tail.size() + kScalars - 1) / kScalars, [&](std::size_t k) {
     const std::size_t lo = k * kScalars, n = std::min(kScalars, tail.size() - lo);
-    writer.put_bytes(out + lay.scalars + lo * sizeof(Fr), reinterpret_cast<const char*>(tail.data() + lo), n * sizeof(Fr));
+    writer.put_bytes(out + lay.scalars + lo * sizeof(S), reinterpret_cast<const char*>(tail.data() + lo), n * sizeof(S));
     writer.fence();
   });
   return counts;
@@ -276,8 +299,8 @@ PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off,
 
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
-                      std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
-                      std::vector<Fr>& out_scalars) {
+                      std::span<const typename C::Scalar> z, std::span<const uint32_t> vars,
+                      std::vector<Affine<C>>& out_points, std::vector<typename C::Scalar>& out_scalars) {
   std::vector<uint32_t> rank(bitmap.size());
   uint64_t total = 0;
   for (std::size_t t = 0; t < bitmap.size(); ++t) {
@@ -286,7 +309,7 @@ void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::siz
   }
   const std::size_t end = std::min<std::size_t>(hi, total);
   out_points.assign(end > lo ? end - lo : 0, Affine<C>::infinity());
-  out_scalars.assign(out_points.size(), Fr::zero());
+  out_scalars.assign(out_points.size(), C::Scalar::zero());
   if (out_points.empty()) return;
   tbb::parallel_for(std::size_t(0), bitmap.size(), [&](std::size_t t) {
     tail_gather_word<C>(t, bitmap.data(), rank.data(), lo, end, points.data(), z.data(),
@@ -295,7 +318,7 @@ void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::siz
 }
 
 template <class C>
-std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars) {
+std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const typename C::Scalar> scalars) {
   const std::vector<Affine<C>> table = fixed_base_table(base);
   std::vector<Affine<C>> out(scalars.size());
   tbb::parallel_for(std::size_t(0), scalars.size(),
@@ -305,12 +328,14 @@ std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr
 
 #define PP_GPU_PROVER_TWINS(C)                                                                                    \
   template void tail_gather_twin<C>(std::span<const uint64_t>, std::size_t, std::size_t, std::span<const Affine<C>>, \
-                                    std::span<const Fr>, std::span<const uint32_t>, std::vector<Affine<C>>&,         \
-                                    std::vector<Fr>&);                                                            \
-  template std::vector<Affine<C>> fixed_base_twin<C>(const Affine<C>&, std::span<const Fr>);                      \
-  template PackedCounts pack_chunk<Affine<C>>(const Affine<C>*, const SplitBits&, std::size_t, std::size_t,        \
-                                              std::span<const Fr>, char*, const ChunkLayout&);
+                                    std::span<const C::Scalar>, std::span<const uint32_t>, std::vector<Affine<C>>&,  \
+                                    std::vector<C::Scalar>&);                                                     \
+  template std::vector<Affine<C>> fixed_base_twin<C>(const Affine<C>&, std::span<const C::Scalar>);               \
+  template PackedCounts pack_chunk<C>(const Affine<C>*, const SplitBits&, std::size_t, std::size_t,                \
+                                      std::span<const C::Scalar>, char*, const ChunkLayout&);
 PP_GPU_PROVER_TWINS(G1Curve)
 PP_GPU_PROVER_TWINS(G2Curve)
+PP_GPU_PROVER_TWINS(bn254::G1Curve)
+PP_GPU_PROVER_TWINS(bn254::G2Curve)
 
 }  // namespace pp::gpu

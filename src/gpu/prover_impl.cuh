@@ -47,19 +47,18 @@ inline uint64_t align_up(uint64_t x, uint64_t a = 256) { return (x + a - 1) / a 
 enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
 
 // One split query's inputs: the classes of its scalars and, with a streamed SRS, its tail's
-// scalars in tail order and the tail and 1 counts of each SRS chunk.
+// scalars (F: the curve's scalar field) in tail order and the tail and 1 counts of each SRS chunk.
+template <class F>
 struct SplitQuery {
   SplitBits bits;
-  std::vector<Fr> tail;
+  std::vector<F> tail;
   std::vector<std::size_t> tail_counts, ones_counts;
 };
 
-// A partition's split-MSM inputs, for the L, A and B queries (B_G1 and B_G2 share B's). Shared: the host
-// functions that pack a streamed partition's chunks hold it until they have run, whatever
-// becomes of the partition meanwhile. A pack that fails (it cannot once its counts were checked
-// when it was queued, but nothing is assumed) is recorded here, and finish() gives no proof.
-struct SplitInputs {
-  SplitQuery l, a, b;
+// What the packing of a partition's chunks reports: its time and bytes, and its first failure. A
+// pack that fails (it cannot once its counts were checked when it was queued, but nothing is
+// assumed) is recorded here, and finish() gives no proof.
+struct PackState {
   std::atomic<int64_t> pack_ns{0};      // host time spent packing this partition's chunks
   std::atomic<uint64_t> pack_bytes{0};  // and the bytes packed (what crossed instead of the chunks)
   std::mutex failure_mutex;
@@ -74,13 +73,21 @@ struct SplitInputs {
   }
 };
 
+// A partition's split-MSM inputs, for the L, A and B queries (B_G1 and B_G2 share B's). Shared: the host
+// functions that pack a streamed partition's chunks hold it until they have run, whatever
+// becomes of the partition meanwhile.
+template <class F>
+struct SplitInputs : PackState {
+  SplitQuery<F> l, a, b;
+};
+
 // One chunk's host-side packing (pack_chunk), run in stream order by a host function that owns
 // the job and deletes it: `pack` writes the chunk into `out` and must give the counts the copies
 // were queued with (`want`). It runs in `arena`, the prover's high-priority TBB arena: the
 // device waits for it, so it goes before the host work that overlaps the device (the witness
 // rows check, the next partitions' prepare).
 struct PackJob {
-  std::shared_ptr<SplitInputs> keep;
+  std::shared_ptr<PackState> keep;
   tbb::task_arena* arena = nullptr;
   std::function<PackedCounts(char*)> pack;
   PackedCounts want;
@@ -100,8 +107,8 @@ struct Query {
   std::size_t n = 0;
   const uint32_t* d_vars = nullptr;  // variable of each point; nullptr: point p is z[offset + p]
   std::size_t offset = 0;
-  const SplitQuery* in = nullptr;       // its classes (and, streamed, tail and counts), in `inputs`
-  std::shared_ptr<SplitInputs> inputs;  // held by the streamed chunks' packing jobs
+  const SplitQuery<typename C::Scalar>* in = nullptr;   // its classes (and, streamed, tail and counts), in `inputs`
+  std::shared_ptr<SplitInputs<typename C::Scalar>> inputs;  // held by the streamed chunks' packing jobs
   const uint64_t* d_ones = nullptr;  // resident: the bitmaps in the msm slot
   const uint64_t* d_other = nullptr;
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
@@ -112,13 +119,15 @@ struct Query {
 }  // namespace prover_detail
 using namespace prover_detail;  // this header's three sources only
 
-class Prover::Partition {
+template <class E>
+class ProverOf<E>::Partition {
  public:
-  const Witness* w = nullptr;
-  Randomizers rs;
-  Domain domain{1};
+  using F = typename E::Fr;
+  const WitnessOf<E>* w = nullptr;
+  RandomizersOf<F> rs;
+  DomainOf<F> domain{1};
   std::size_t h_terms = 0;
-  std::shared_ptr<SplitInputs> split;
+  std::shared_ptr<SplitInputs<F>> split;
   int stage_slot = -1, msm_slot = -1;
   bool staged = false, computed = false;
   std::atomic<int64_t> done_ns{0};  // host steady-clock stamp when the device finished it
@@ -132,8 +141,12 @@ class Prover::Partition {
   std::size_t index = 0;  // the partition's number, for the check's messages
 };
 
-struct Prover::Impl {
-  const ProvingKey& pk;
+template <class E>
+struct ProverOf<E>::Impl {
+  using F = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  const ProvingKeyOf<E>& pk;
   Densities densities;
   ProverConfig config;
   MemoryPlan plan;
@@ -158,15 +171,15 @@ struct Prover::Impl {
   std::vector<void*> pinned_copies;                      // streamed, mapped key: the pinned copies
   // The host points the streamed chunks come from: the key's own arrays (registered), or pinned
   // copies of a mapped key's.
-  const G1Affine *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
-  const G2Affine* host_b_g2 = nullptr;
-  std::vector<Fr*> staging;                              // pinned a, b (+ z) buffer per stage slot
+  const Affine<G1> *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
+  const Affine<G2>* host_b_g2 = nullptr;
+  std::vector<F*> staging;                              // pinned a, b (+ z) buffer per stage slot
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
-  NttTables tables{};
+  NttTablesOf<F> tables{};
   // The H step's factor: 1/Z(coset) for bellman (the inverse coset NTT after it leaves Montgomery
   // form); for snarkjs, whose H step is the last, 1 as a canonical integer in the limbs (the
   // product by it leaves Montgomery form). Either way the H MSM gets canonical scalars.
-  Fr h_factor;
+  F h_factor;
   // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
   engine::DeviceCalls own_calls;
   engine::DeviceCalls* calls = &own_calls;
@@ -174,7 +187,7 @@ struct Prover::Impl {
   // thread-local setting, no device work).
   void use_device() const { check(device::SetDevice(config.device), "GPU prover: cudaSetDevice"); }
 
-  Impl(const ProvingKey& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
+  Impl(const ProvingKeyOf<E>& key, const Densities& dens, const ProverConfig& cfg) : pk(key), densities(dens), config(cfg) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl();
@@ -203,12 +216,10 @@ struct Prover::Impl {
 
   // The sums of msm slot `ms`: G1 windows of H, L, A, B_G1, the three G1 batch sums, then the
   // G2 windows of B_G2 and its batch sum.
-  XYZZ<G1Curve>* g1_sums(int ms) const { return region<XYZZ<G1Curve>>(slot("msm", ms, "sums")); }
-  XYZZ<G2Curve>* g2_sums(int ms) const {
-    return reinterpret_cast<XYZZ<G2Curve>*>(g1_sums(ms) + (4 * max_windows + 3));
-  }
+  XYZZ<G1>* g1_sums(int ms) const { return region<XYZZ<G1>>(slot("msm", ms, "sums")); }
+  XYZZ<G2>* g2_sums(int ms) const { return reinterpret_cast<XYZZ<G2>*>(g1_sums(ms) + (4 * max_windows + 3)); }
   std::size_t sums_bytes() const {
-    return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1Curve>) + (max_windows + 1) * sizeof(XYZZ<G2Curve>);
+    return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1>) + (max_windows + 1) * sizeof(XYZZ<G2>);
   }
 
   // Start-up (prover_resources.cu): the host copy a streamed plan reads its chunks from, pinned;
@@ -219,20 +230,20 @@ struct Prover::Impl {
   void upload(const std::string& name, const HostArray<Affine<C>>& v);
 
   // ---- the compute phase's pieces (prover_msm.cu) ----
-  void dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
-                    XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead);
+  void dense_msm_g1(const Affine<G1>* d_points, const Affine<G1>* h_points, const F* d_scalars, std::size_t n,
+                    XYZZ<G1>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead);
   template <class Fill>
   char* stream_chunk(std::size_t k, Fill&& fill);
   void chunk_done(std::size_t k);
   char* stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay, std::size_t point_bytes);
   void tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes);
-  void select_queries(SplitInputs& sp, const ZClasses& z, const Witness& w) const;
+  void select_queries(SplitInputs<F>& sp, const ZClasses& z, const WitnessOf<E>& w) const;
   std::size_t chunk_points(std::size_t n) const;
   template <class C>
   static std::size_t gather_capacity(std::size_t bytes, std::size_t limit);
   template <class C>
   int plan_window() const {
-    return std::is_same_v<C, G1Curve> ? plan.window_g1 : plan.window_g2;
+    return std::is_same_v<C, G1> ? plan.window_g1 : plan.window_g2;
   }
 
   template <class C>

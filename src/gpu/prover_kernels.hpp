@@ -17,7 +17,6 @@
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/ec/curve.hpp"
 #include "proofpipe/ec/fixed_base.hpp"
-#include "proofpipe/ff/bls12_381.hpp"
 
 namespace pp::gpu {
 
@@ -32,8 +31,8 @@ PP_HD inline int popcount64(uint64_t x) {
 // Word t of the tail bitmap over points [0, n): copies the entries of tail rank in [lo, hi).
 template <class C>
 PP_HD void tail_gather_word(uint64_t t, const uint64_t* bitmap, const uint32_t* word_rank, uint64_t lo, uint64_t hi,
-                            const Affine<C>* points, const Fr* z, const uint32_t* vars, Affine<C>* out_points,
-                            Fr* out_scalars) {
+                            const Affine<C>* points, const typename C::Scalar* z, const uint32_t* vars,
+                            Affine<C>* out_points, typename C::Scalar* out_scalars) {
   uint64_t word = bitmap[t];
   uint64_t rank = word_rank[t];
   if (word == 0 || rank >= hi || rank + uint64_t(popcount64(word)) <= lo) return;

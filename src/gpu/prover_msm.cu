@@ -18,8 +18,8 @@ __global__ void popcount_kernel(const uint64_t* __restrict__ bitmap, uint64_t wo
 template <class C>
 __global__ void tail_gather_kernel(const uint64_t* __restrict__ bitmap, const uint32_t* __restrict__ rank,
                                    uint64_t words, uint64_t lo, uint64_t hi, const Affine<C>* __restrict__ points,
-                                   const Fr* __restrict__ z, const uint32_t* __restrict__ vars, Affine<C>* out_points,
-                                   Fr* out_scalars) {
+                                   const typename C::Scalar* __restrict__ z, const uint32_t* __restrict__ vars,
+                                   Affine<C>* out_points, typename C::Scalar* out_scalars) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t < words) tail_gather_word<C>(t, bitmap, rank, lo, hi, points, z, vars, out_points, out_scalars);
 }
@@ -54,8 +54,11 @@ void CUDART_CB run_pack(void* arg) {
 // Streamed, stage slot ss's b and c (dead once the event `stage_dead` has passed) may hold its
 // workspace and, after the first piece (which comes through chunk buffer 0, copied while the
 // NTTs run), its point buffers (MemoryPlan::h_chunk).
-void Prover::Impl::dense_msm_g1(const G1Affine* d_points, const G1Affine* h_points, const Fr* d_scalars, std::size_t n,
-                                XYZZ<G1Curve>* windows, MsmShape* shape_out, int ss, cudaEvent_t stage_dead) {
+template <class E>
+void ProverOf<E>::Impl::dense_msm_g1(const Affine<G1>* d_points, const Affine<G1>* h_points, const F* d_scalars,
+                                     std::size_t n, XYZZ<G1>* windows, MsmShape* shape_out, int ss,
+                                     cudaEvent_t stage_dead) {
+  using G1Affine = Affine<G1>;
   void* ws = region<void>("compute.workspace");
   std::size_t ws_bytes = plan.workspace_bytes;
   char* stage = nullptr;
@@ -81,7 +84,7 @@ void Prover::Impl::dense_msm_g1(const G1Affine* d_points, const G1Affine* h_poin
     sh.canonical = true;
     if (n != pk.h.size()) throw GpuError(Status::invalid("GPU prover: the H table holds another count of points"));
     *shape_out = sh;
-    check(msm<G1Curve>(d_points, d_scalars, sh, ws, ws_bytes, windows, compute, nullptr, true));
+    check(msm<G1>(d_points, d_scalars, sh, ws, ws_bytes, windows, compute, nullptr, true));
     return;
   }
   const int c = window_for(std::min(piece, n), plan.window_h);
@@ -109,7 +112,7 @@ void Prover::Impl::dense_msm_g1(const G1Affine* d_points, const G1Affine* h_poin
       check(device::StreamWaitEvent(compute, h_ready[j], 0), "GPU prover: H chunk wait");
       pts = reinterpret_cast<const G1Affine*>(buf);
     }
-    check(msm<G1Curve>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
+    check(msm<G1>(pts, d_scalars + off, sh, ws, ws_bytes, windows, compute, nullptr, true));
     if (d_points) continue;
     if (via_stage) {
       check(device::EventRecord(h_free[j], compute), "GPU prover: H chunk event");
@@ -121,8 +124,9 @@ void Prover::Impl::dense_msm_g1(const G1Affine* d_points, const G1Affine* h_poin
 
 // Streamed SRS: fills chunk buffer k % 2 on the srs stream once the compute stream is done with
 // its previous contents, and makes the compute stream wait for the copy.
+template <class E>
 template <class Fill>
-char* Prover::Impl::stream_chunk(std::size_t k, Fill&& fill) {
+char* ProverOf<E>::Impl::stream_chunk(std::size_t k, Fill&& fill) {
   const int b = int(k % 2);
   char* buf = region<char>("compute.srs_chunk[" + std::to_string(b) + "]");
   check(device::StreamWaitEvent(srs, chunk_free[b], 0), "GPU prover: chunk wait");
@@ -131,7 +135,8 @@ char* Prover::Impl::stream_chunk(std::size_t k, Fill&& fill) {
   check(device::StreamWaitEvent(compute, chunk_ready[b], 0), "GPU prover: chunk wait");
   return buf;
 }
-void Prover::Impl::chunk_done(std::size_t k) {
+template <class E>
+void ProverOf<E>::Impl::chunk_done(std::size_t k) {
   check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event");
 }
 
@@ -139,14 +144,15 @@ void Prover::Impl::chunk_done(std::size_t k) {
 // into pack buffer k % 2 once that buffer's previous copy has left it), then copied into chunk
 // buffer k % 2 as stream_chunk does: the points that travel, the 1s' bitmap words, the tail's
 // scalars. The host never waits; the compute stream waits for the copy.
-char* Prover::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay,
-                                  std::size_t point_bytes) {
+template <class E>
+char* ProverOf<E>::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay,
+                                       std::size_t point_bytes) {
   const std::size_t b = k % MemoryPlan::kPackBuffers;
   char* host = pack_buffers[b];
   const PackedCounts want = job->want;
   job->out = host;
   job->arena = pack_arena.get();
-  job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(Fr);
+  job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(F);
   check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
   check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: chunk packing");
   job.release();  // run_pack owns it now
@@ -160,7 +166,7 @@ char* Prover::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, c
       check(device::MemcpyAsync(buf + lay.ones, host + lay.ones, want.ones_words() * 8, cudaMemcpyHostToDevice, st),
             "GPU prover: bitmap copy");
     if (want.tail > 0)
-      check(device::MemcpyAsync(buf + lay.scalars, host + lay.scalars, want.tail * sizeof(Fr), cudaMemcpyHostToDevice,
+      check(device::MemcpyAsync(buf + lay.scalars, host + lay.scalars, want.tail * sizeof(F), cudaMemcpyHostToDevice,
                                 st),
             "GPU prover: tail scalars copy");
     check(device::EventRecord(pack_free[b], st), "GPU prover: pack event");
@@ -169,7 +175,8 @@ char* Prover::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, c
 
 // rank[t] = the tail points in bitmap words [0, t) (popcounts, then an exclusive scan whose
 // temporary storage is the workspace), on the compute stream.
-void Prover::Impl::tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes) {
+template <class E>
+void ProverOf<E>::Impl::tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes) {
   device::launch(popcount_kernel, grid_for(words), kBlock, 0, compute, bitmap, words, rank);
   std::size_t temp = 0;
   check(cub::DeviceScan::ExclusiveSum(nullptr, temp, rank, rank, int(words), compute), "GPU prover: scan size");
@@ -181,8 +188,9 @@ void Prover::Impl::tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_
 // The split MSMs' inputs of the L, A, B queries from the assignment's classes: each query's
 // bits and, streamed, its tail scalars (only they cross PCIe with the chunks) and the set bits
 // per SRS chunk (tail points, and 1s).
-void Prover::Impl::select_queries(SplitInputs& sp, const ZClasses& z, const Witness& w) const {
-  const auto split = [&](SplitQuery& q, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
+template <class E>
+void ProverOf<E>::Impl::select_queries(SplitInputs<F>& sp, const ZClasses& z, const WitnessOf<E>& w) const {
+  const auto split = [&](SplitQuery<F>& q, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
     q.bits = select_split(z, vars, offset, n);
     if (resident || n == 0) return;
     q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);
@@ -198,7 +206,8 @@ void Prover::Impl::select_queries(SplitInputs& sp, const ZClasses& z, const Witn
 // Streamed SRS: the points of a query of n points that one chunk carries: the plan's chunk,
 // which must be whole bitmap words, or the whole query as one chunk. prepare() counts each
 // chunk's set bits and split_msm cuts the chunks, both with this.
-std::size_t Prover::Impl::chunk_points(std::size_t n) const {
+template <class E>
+std::size_t ProverOf<E>::Impl::chunk_points(std::size_t n) const {
   const std::size_t cap = std::min<std::size_t>(plan.msm_chunk, n);
   if (cap < n && cap % 64 != 0)
     throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
@@ -207,16 +216,18 @@ std::size_t Prover::Impl::chunk_points(std::size_t n) const {
 
 // The most points a gather buffer of `bytes` holds with their scalars (points, then scalars
 // from the next aligned offset), at most `limit`.
+template <class E>
 template <class C>
-std::size_t Prover::Impl::gather_capacity(std::size_t bytes, std::size_t limit) {
-  std::size_t cap = std::min(limit, bytes / (sizeof(Affine<C>) + sizeof(Fr)));
-  while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(Fr) > bytes) --cap;
+std::size_t ProverOf<E>::Impl::gather_capacity(std::size_t bytes, std::size_t limit) {
+  std::size_t cap = std::min(limit, bytes / (sizeof(Affine<C>) + sizeof(F)));
+  while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(F) > bytes) --cap;
   return cap;
 }
 
 // Split MSM of one query: batch addition of the 1s, Pippenger over the tail.
+template <class E>
 template <class C>
-void Prover::Impl::split_msm(Query<C>& q, int ms) {
+void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
   void* ws = region<void>("compute.workspace");
   const std::size_t ws_bytes = plan.workspace_bytes;
   const SplitBits& bits = q.in->bits;
@@ -244,9 +255,9 @@ void Prover::Impl::split_msm(Query<C>& q, int ms) {
     if (cap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
     uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
     Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + rank_bytes);
-    Fr* g_scalars = reinterpret_cast<Fr*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
+    F* g_scalars = reinterpret_cast<F*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
     tail_ranks(q.d_other, words, rank, ws, ws_bytes);
-    const Fr* z = region<Fr>(slot("msm", ms, "scalars")) + q.offset;
+    const F* z = region<F>(slot("msm", ms, "scalars")) + q.offset;
     for (std::size_t lo = 0; lo < tail; lo += cap) {
       const std::size_t m = std::min(cap, tail - lo);
       device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, q.d_other, rank, words, lo, lo + m, q.d_points,
@@ -284,7 +295,7 @@ void Prover::Impl::split_msm(Query<C>& q, int ms) {
   const std::vector<TailPiece> pieces = tail == 0 ? std::vector<TailPiece>{} : tail_pieces(counts, gcap);
   char* gather = region<char>("compute.gather");
   Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather);
-  Fr* g_scalars = reinterpret_cast<Fr*>(gather + align_up(gcap * sizeof(Affine<C>)));
+  F* g_scalars = reinterpret_cast<F*>(gather + align_up(gcap * sizeof(Affine<C>)));
   std::size_t next = 0, first = 0;  // next piece; the chunk's first tail rank
   for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
     const std::size_t m = std::min(cap, q.n - off), count = counts[k];
@@ -294,7 +305,7 @@ void Prover::Impl::split_msm(Query<C>& q, int ms) {
     job->what = "SRS chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
     const Affine<C>* host = q.h_points;
     const SplitBits* split = &bits;
-    const std::span<const Fr> chunk_tail(q.in->tail.data() + first, count);
+    const std::span<const F> chunk_tail(q.in->tail.data() + first, count);
     job->pack = [host, split, off, m, chunk_tail, lay](char* out) {
       return pack_chunk(host, *split, off, m, chunk_tail, out, lay);
     };
@@ -305,14 +316,14 @@ void Prover::Impl::split_msm(Query<C>& q, int ms) {
       check(batch_add<C>(pts, reinterpret_cast<const uint64_t*>(buf + lay.ones), want.ones, ws, ws_bytes,
                          q.d_ones_sum, compute, true));
     const Affine<C>* tail_pts = pts + want.ones;
-    const Fr* sc = reinterpret_cast<const Fr*>(buf + lay.scalars);
+    const F* sc = reinterpret_cast<const F*>(buf + lay.scalars);
     for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
       const TailPiece& pc = pieces[next];
       const std::size_t take = pc.hi - pc.lo;
       check(device::MemcpyAsync(g_points + pc.at, tail_pts + pc.lo, take * sizeof(Affine<C>), cudaMemcpyDeviceToDevice,
                                 compute),
             "GPU prover: tail points gather");
-      check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(Fr), cudaMemcpyDeviceToDevice, compute),
+      check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(F), cudaMemcpyDeviceToDevice, compute),
             "GPU prover: tail scalars gather");
       if (pc.flush) {
         MsmShape sh;
@@ -325,7 +336,16 @@ void Prover::Impl::split_msm(Query<C>& q, int ms) {
   }
 }
 
-template void Prover::Impl::split_msm<G1Curve>(Query<G1Curve>& q, int ms);
-template void Prover::Impl::split_msm<G2Curve>(Query<G2Curve>& q, int ms);
+// This file's members of both curves' provers' Impl, as prover.cu calls them.
+#define PP_GPU_PROVER_MSMS(E)                                                                                  \
+  template void ProverOf<E>::Impl::dense_msm_g1(const Affine<E::G1>*, const Affine<E::G1>*, const E::Fr*,      \
+                                                std::size_t, XYZZ<E::G1>*, MsmShape*, int, cudaEvent_t);       \
+  template void ProverOf<E>::Impl::select_queries(SplitInputs<E::Fr>&, const ZClasses&, const WitnessOf<E>&)   \
+      const;                                                                                                   \
+  template void ProverOf<E>::Impl::split_msm<E::G1>(Query<E::G1>&, int);                                       \
+  template void ProverOf<E>::Impl::split_msm<E::G2>(Query<E::G2>&, int);
+PP_GPU_PROVER_MSMS(Bls12_381)
+PP_GPU_PROVER_MSMS(bn254::Bn254)
+#undef PP_GPU_PROVER_MSMS
 
 }  // namespace pp::gpu

@@ -27,7 +27,8 @@ uint64_t device_memory(int device) {
 
 // ---------------------------------------------------------------------------------------------
 
-Prover::Impl::~Impl() {
+template <class E>
+ProverOf<E>::Impl::~Impl() {
   // Start-up and shutdown may wait; proving never does. The last owner may be any thread.
   cudaSetDevice(config.device);
   if (compute) cudaStreamSynchronize(compute);
@@ -44,7 +45,7 @@ Prover::Impl::~Impl() {
   for (void* p : pinned_copies) cudaFreeHost(p);
   for (auto e : stage_released) cudaEventDestroy(e);
   for (auto e : staging_free) cudaEventDestroy(e);
-  for (Fr* b : staging) cudaFreeHost(b);
+  for (F* b : staging) cudaFreeHost(b);
   for (auto& set : marks)
     for (auto e : set) cudaEventDestroy(e);
   for (int b = 0; b < 2; ++b) {
@@ -62,8 +63,9 @@ Prover::Impl::~Impl() {
 // registered in place; a mapped key cache (file pages) is copied, in parallel, into pinned
 // memory this prover owns, and the mapping's pages are handed back: pinning file pages
 // would tie the pinned set to the page cache's choices (and a private mapping's to copy-on-write).
+template <class E>
 template <class T>
-const T* Prover::Impl::pin(const HostArray<T>& v) {
+const T* ProverOf<E>::Impl::pin(const HostArray<T>& v) {
   if (v.empty()) return v.data();
   const std::size_t bytes = v.size() * sizeof(T);
   if (v.is_view()) {
@@ -97,8 +99,9 @@ const T* Prover::Impl::pin(const HostArray<T>& v) {
 // its last bytes reach the device, on the legacy stream, which the prover's non-blocking streams
 // do not wait for, so the H table's kernels (compute stream, right after this) could read points
 // still in flight.
+template <class E>
 template <class C>
-void Prover::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v) {
+void ProverOf<E>::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v) {
   constexpr std::size_t kPiece = (std::size_t(256) << 20) / sizeof(Affine<C>);
   Affine<C>* d = region<Affine<C>>(name);
   for (std::size_t at = 0; at < v.size(); at += kPiece) {
@@ -110,8 +113,11 @@ void Prover::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v
   }
 }
 
-Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config)
+template <class E>
+ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverConfig& config)
     : impl_(std::make_unique<Impl>(pk, densities, config)) {
+  using F = typename E::Fr;
+  using G1 = typename E::G1;
   Impl& m = *impl_;
   if (config.calls) m.calls = config.calls;
   m.num_inputs = pk.vk.ic.size();
@@ -155,7 +161,7 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     m.staging.assign(std::size_t(m.plan.stage_slots), nullptr);
     m.staging_free.assign(std::size_t(m.plan.stage_slots), nullptr);
     for (std::size_t i = 0; i < m.staging.size(); ++i) {
-      check(cudaHostAlloc(reinterpret_cast<void**>(&m.staging[i]), scalars * sizeof(Fr), cudaHostAllocDefault),
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.staging[i]), scalars * sizeof(F), cudaHostAllocDefault),
             "GPU prover: pinned staging buffer");
       check(cudaEventCreateWithFlags(&m.staging_free[i], cudaEventDisableTiming), "GPU prover: event");
     }
@@ -181,26 +187,27 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
     }
   }
 
-  const Domain domain(shape.lg, pk.convention.domain_generator);
-  const NttRoots roots = bellman ? roots_of(domain) : roots_of(domain, Domain(shape.lg + 1, pk.convention.domain_generator).omega());
-  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : Fr::one().canonical_limbs();
-  check(ntt_tables_init(m.region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
+  const DomainOf<F> domain(shape.lg, pk.convention.domain_generator);
+  const NttRootsOf<F> roots =
+      bellman ? roots_of(domain) : roots_of(domain, DomainOf<F>(shape.lg + 1, pk.convention.domain_generator).omega());
+  m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : F::one().canonical_limbs();
+  check(ntt_tables_init(m.template region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
                         &m.tables, twist_table_lg(shape.lg, m.plan.ntt_full_twist)));
   if (m.resident) {
     m.upload("srs.h", pk.h);
     // The H fixed-base table: copies 1 .. h_copies-1 after the H points (start-up work).
     if (m.plan.h_copies > 1)
-      check(precompute_bases<G1Curve>(m.region<G1Affine>("srs.h"), pk.h.size(), m.plan.window_h, m.plan.h_copies,
-                                      m.compute));
+      check(precompute_bases<G1>(m.template region<Affine<G1>>("srs.h"), pk.h.size(), m.plan.window_h, m.plan.h_copies,
+                                 m.compute));
     m.upload("srs.l", pk.l);
     m.upload("srs.a", pk.a);
     m.upload("srs.b_g1", pk.b_g1);
     m.upload("srs.b_g2", pk.b_g2);
     // Stream-ordered as the SRS (upload): the synchronisation below waits for them.
-    check(cudaMemcpyAsync(m.region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4,
+    check(cudaMemcpyAsync(m.template region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4,
                           cudaMemcpyHostToDevice, m.compute),
           "GPU prover: variable map upload");
-    check(cudaMemcpyAsync(m.region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4,
+    check(cudaMemcpyAsync(m.template region<uint32_t>("srs.b_vars"), m.b_vars.data(), m.b_vars.size() * 4,
                           cudaMemcpyHostToDevice, m.compute),
           "GPU prover: variable map upload");
   } else {
@@ -213,10 +220,33 @@ Prover::Prover(const ProvingKey& pk, const Densities& densities, const ProverCon
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
 }
 
-Prover::~Prover() = default;
+// Impl's destructor releases everything (a defaulted definition here cannot be explicitly
+// instantiated below with GCC 12).
+template <class E>
+ProverOf<E>::~ProverOf() {}
 
-const engine::MemoryPlan& Prover::plan() const { return impl_->plan; }
-engine::DeviceCalls& Prover::device_calls() { return *impl_->calls; }
-int Prover::device() const { return impl_->config.device; }
+template <class E>
+const engine::MemoryPlan& ProverOf<E>::plan() const {
+  return impl_->plan;
+}
+template <class E>
+engine::DeviceCalls& ProverOf<E>::device_calls() {
+  return *impl_->calls;
+}
+template <class E>
+int ProverOf<E>::device() const {
+  return impl_->config.device;
+}
+
+// This file's members of both curves' provers (prover.cu and prover_msm.cu instantiate theirs).
+#define PP_GPU_PROVER_RESOURCES(E)                                                         \
+  template ProverOf<E>::ProverOf(const ProvingKeyOf<E>&, const Densities&, const ProverConfig&); \
+  template ProverOf<E>::~ProverOf();                                                       \
+  template const engine::MemoryPlan& ProverOf<E>::plan() const;                            \
+  template engine::DeviceCalls& ProverOf<E>::device_calls();                               \
+  template int ProverOf<E>::device() const;
+PP_GPU_PROVER_RESOURCES(Bls12_381)
+PP_GPU_PROVER_RESOURCES(bn254::Bn254)
+#undef PP_GPU_PROVER_RESOURCES
 
 }  // namespace pp::gpu

@@ -108,7 +108,10 @@ std::vector<S> canonical_limbs(const std::vector<S>& v) {
   return out;
 }
 
-void ntt_rows(int max_lg, uint64_t seed) {
+// Every size of the GPU NTT over F (BLS12-381's Fr in bellman's domain, or BN254's in snarkjs's)
+// against pp's CPU transforms; `name` prefixes the rows.
+template <class F>
+void ntt_rows_of(const std::string& name, int max_lg, uint64_t seed, uint64_t generator) {
   cudaStream_t stream = nullptr;
   // Every size with the default tables, then sizes whose top (and middle) passes take the
   // two-level roots by default with a root per twist instead (twist_lg = lg).
@@ -118,12 +121,12 @@ void ntt_rows(int max_lg, uint64_t seed) {
     if (lg <= max_lg) cases.emplace_back(lg, true);
   for (const auto& [lg, full] : cases) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Domain d(lg);
-    const auto x = scalars(d.size(), seed + lg);
-    Dev<Fr> a(x);
+    const DomainOf<F> d(lg, generator);
+    const auto x = scalars<F>(d.size(), seed + lg);
+    Dev<F> a(x);
     const int twist_lg = gpu::twist_table_lg(lg, full);
     Dev<char> tb(gpu::ntt_tables_bytes(lg, twist_lg));
-    gpu::NttTables t;
+    gpu::NttTablesOf<F> t;
     ok_or_throw(gpu::ntt_tables_init(tb.p, tb.n, lg, gpu::roots_of(d), stream, &t, twist_lg));
     bool all = true;
     int ops = 0;
@@ -180,10 +183,15 @@ void ntt_rows(int max_lg, uint64_t seed) {
       all = all && ok;
       ops += 2;
     }
-    row(full ? "ntt, a root per twist: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved"
-             : "ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved",
+    row(name + (full ? "ntt, a root per twist: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved"
+                     : "ntt: 16 order/coset/direction combos, 8 canonical out, 2 round trips, 1/n moved"),
         "2^" + std::to_string(lg), all, ms_since(t0));
   }
+}
+
+void ntt_rows(int max_lg, uint64_t seed) {
+  cudaStream_t stream = nullptr;
+  ntt_rows_of<Fr>("", max_lg, seed, Domain::kBellmanGenerator);
   // snarkjs's odd points (shift omega_2n over the generator-5 domain) and the H step.
   for (int lg : {4, 13, 20}) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -304,7 +312,7 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
     row(g + " batch add: ~25% of bits set", std::to_string(n), gpu_batch_equals<C>(p, bits), ms_since(t1));
   }
   // Long segments (more than kMinSegment entries per thread) start at 2^23 points.
-  if (g != "G2" && max_lg >= 20) {
+  if (g.find("G2") == std::string::npos && max_lg >= 20) {
     const std::size_t big = (std::size_t(1) << 23) + 5;
     const auto t0 = std::chrono::steady_clock::now();
     const auto bp = points<C>(big, seed + 7);
@@ -560,6 +568,103 @@ void prover_rows(int max_lg, uint64_t seed) {
   }
 }
 
+// A BN254 circuit of 2^lg - 1 rows over z = (1, in, aux...): rows alternate a bit check
+// b·(b - 1) = 0 of a random bit (the 0/1 scalars of the split MSMs) and a product x·y = p of two
+// earlier values plus the input (dense scalars), with rows using the input in all three matrices.
+struct Bn254Circuit {
+  bn254::R1cs r1cs;
+  std::vector<bn254::Fr> z;
+};
+Bn254Circuit bn254_circuit(int lg, uint64_t seed) {
+  using F = bn254::Fr;
+  std::mt19937_64 rng(seed);
+  Bn254Circuit c;
+  c.z = {F::one(), testdata::random_fr<F>(rng)};
+  c.r1cs.num_inputs = 2;
+  auto row = [](bn254::SparseMatrix& m, std::initializer_list<std::pair<uint32_t, F>> lc) {
+    if (m.row_start.empty()) m.row_start.push_back(0);
+    for (const auto& [col, coeff] : lc) {
+      m.column.push_back(col);
+      m.value.push_back(coeff);
+    }
+    m.row_start.push_back(m.column.size());
+  };
+  auto aux = [&](const F& v) {
+    c.z.push_back(v);
+    return uint32_t(c.z.size() - 1);
+  };
+  const std::size_t rows = (std::size_t(1) << lg) - 1;
+  uint32_t prev = 1;
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (r % 2 == 0) {
+      const uint32_t b = aux(F::from_u64(rng() & 1));
+      row(c.r1cs.a, {{b, F::one()}});
+      row(c.r1cs.b, {{b, F::one()}, {0, -F::one()}});
+      row(c.r1cs.c, {});
+    } else {
+      const uint32_t x = uint32_t(2 + rng() % (c.z.size() - 2));
+      const uint32_t p = aux((c.z[x] + c.z[1]) * c.z[prev]);
+      row(c.r1cs.a, {{x, F::one()}, {1, F::one()}});
+      row(c.r1cs.b, {{prev, F::one()}});
+      row(c.r1cs.c, {{p, F::one()}});
+      prev = p;
+    }
+  }
+  c.r1cs.num_aux = c.z.size() - 2;
+  return c;
+}
+
+// The GPU prover over BN254 (the same phases, instantiated for its curve) against the CPU prover:
+// equal proofs for the same randomizers, valid under the verifier, resident and streamed, both
+// conventions, a tampered public input rejected.
+void bn254_prover_rows(int max_lg, uint64_t seed) {
+  struct Case {
+    int lg;
+    KeyConvention conv;
+    engine::SrsPlacement srs;
+  };
+  const std::vector<Case> cases = {{8, kSnarkjsConvention, engine::SrsPlacement::resident},
+                                   {8, kBellmanConvention, engine::SrsPlacement::resident},
+                                   {12, kSnarkjsConvention, engine::SrsPlacement::streamed},
+                                   {14, kBellmanConvention, engine::SrsPlacement::streamed},
+                                   {16, kSnarkjsConvention, engine::SrsPlacement::resident},
+                                   {18, kSnarkjsConvention, engine::SrsPlacement::streamed}};
+  for (const Case& c : cases) {
+    if (c.lg > max_lg) continue;
+    const Bn254Circuit circuit = bn254_circuit(c.lg, seed + uint64_t(c.lg));
+    const bn254::ProvingKey pk = setup<bn254::Fr>(circuit.r1cs, seed, {}, c.conv);
+    std::vector<bn254::Witness> ws;
+    for (int k = 0; k < 2; ++k) ws.push_back(witness_from_assignment(circuit.r1cs, std::span<const bn254::Fr>(circuit.z)));
+    const std::vector<bn254::Fr> publics(circuit.z.begin() + 1, circuit.z.begin() + 2);
+    const std::vector<bn254::Proof> want = prove(pk, ws, seed + 9);
+    const auto rs = randomizers_from_seed<bn254::Fr>(seed + 9, ws.size());
+    gpu::ProverConfig cfg;
+    cfg.srs = c.srs;
+    const auto t1 = std::chrono::steady_clock::now();
+    gpu::ProverOf<bn254::Bn254> prover(pk, ws[0].densities, cfg);
+    bool equal = true, valid = true;
+    for (std::size_t i = 0; i < ws.size(); ++i) {
+      auto part = prover.prepare(ws[i], rs[i], i);
+      prover.stage(*part, 0, 0);
+      prover.compute(*part);
+      const bn254::Proof got = prover.finish(*part);
+      if (!(got.a == want[i].a && got.b == want[i].b && got.c == want[i].c)) {
+        std::printf("  proof %zu differs from the CPU's:%s%s%s\n", i, got.a == want[i].a ? "" : " A",
+                    got.b == want[i].b ? "" : " B", got.c == want[i].c ? "" : " C");
+        equal = false;
+      }
+      valid = valid && verify(pk.vk, publics, got);
+    }
+    std::vector<bn254::Fr> tampered = publics;
+    tampered[0] += bn254::Fr::one();
+    const bool rejected = !verify(pk.vk, tampered, want[0]);
+    char what[160];
+    std::snprintf(what, sizeof what, "BN254 prover: 2 proofs == CPU, verify, tamper rejected (%s, %s)",
+                  c.conv.h_basis == HBasis::bellman ? "bellman" : "snarkjs", engine::to_string(prover.plan().srs));
+    row(what, "2^" + std::to_string(c.lg), equal && valid && rejected, ms_since(t1));
+  }
+}
+
 int run(int argc, char** argv) {
   uint64_t seed = 0x6b65726e656c7321ULL;  // "kernels!"
   int max_ntt = 24, max_msm = 20, max_g2 = 18, max_prover = 18, device = 0;
@@ -584,10 +689,13 @@ int run(int argc, char** argv) {
   std::printf("%-58s %-12s %-4s %12s\n", "check (GPU == CPU library)", "size", "", "time");
   planner_rows();
   prover_rows(max_prover, seed + 300);
+  bn254_prover_rows(max_prover, seed + 700);
   ntt_rows(max_ntt, seed);
+  ntt_rows_of<bn254::Fr>("BN254 ", max_ntt, seed + 500, bn254::Domain::kSnarkjsGenerator);
   msm_rows<G1Curve>("G1", max_msm, seed + 100);
   msm_rows<G2Curve>("G2", max_g2, seed + 200);
   msm_rows<bn254::G1Curve>("BN254 G1", max_msm, seed + 400);
+  msm_rows<bn254::G2Curve>("BN254 G2", max_g2, seed + 600);
   std::printf("%d of %d rows passed\n", g_rows - g_failures, g_rows);
   return g_failures == 0 ? 0 : 1;
 }

@@ -11,7 +11,7 @@ namespace pp::gpu {
 
 struct BenchOptions {
   std::string op = "msm";    // msm | ntt | batch-add
-  std::string curve = "g1";  // g1 | g2 (msm, batch-add) | bn254-g1 (msm)
+  std::string curve = "g1";  // g1 | g2 (msm, batch-add) | bn254-g1 (msm) | bn254 (ntt: BN254's Fr; else BLS12-381's)
   int lg = 20;
   int window = 0;            // msm window c (0 = default)
   // msm: copies of the bases in a fixed-base table (1: none; 0: as engine::choose_fixed_base

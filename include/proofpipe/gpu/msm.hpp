@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// GPU multi-scalar multiplication and bitmap batch addition for G1 and G2 (BLS12-381; BN254's G1
-// too: instantiated in msm_bn254_g1.cu), and their CPU twins
+// GPU multi-scalar multiplication and bitmap batch addition for G1 and G2 (BLS12-381's, and
+// BN254's: instantiated in msm_bn254_g1.cu and msm_bn254_g2.cu), and their CPU twins
 // (the same kernel bodies, src/gpu/msm_kernels.hpp, run in loops; CI checks them against pp::msm_naive).
 //
 // Device entry points never allocate and never synchronise: the caller queries the workspace

@@ -10,6 +10,7 @@
 
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 
 namespace pp::gpu {
 
@@ -83,20 +84,23 @@ PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg) {
 // entries: shift_inv_hi[j] = shift^(-j·2^b)/n (the coset inverse's factor), shift_inv_hi_plain the
 // same as canonical integers (lo ⊗ it is then the factor's integer: the canonical output's
 // factor), shift_hi_sized[j] = shift^(j·2^b)/n (a coset forward that takes an inverse's deferred 1/n).
-struct NttTables {
+// F: the scalar field (BLS12-381's or BN254's Fr; both are four 64-bit words).
+template <class F>
+struct NttTablesOf {
   int lg = 0, b = 0, small_lg = 0, mid_lg = 0;
-  const Fr* fwd_lo = nullptr; const Fr* fwd_hi = nullptr;
-  const Fr* inv_lo = nullptr; const Fr* inv_hi = nullptr;
-  const Fr* shift_lo = nullptr; const Fr* shift_hi = nullptr;
-  const Fr* shift_inv_lo = nullptr; const Fr* shift_inv_hi = nullptr;
-  const Fr* shift_hi_sized = nullptr; const Fr* shift_inv_hi_plain = nullptr;
-  const Fr* small_fwd = nullptr; const Fr* small_inv = nullptr;
-  const Fr* mid = nullptr;
-  Fr size_inv;        // 1 / 2^lg
+  const F* fwd_lo = nullptr; const F* fwd_hi = nullptr;
+  const F* inv_lo = nullptr; const F* inv_hi = nullptr;
+  const F* shift_lo = nullptr; const F* shift_hi = nullptr;
+  const F* shift_inv_lo = nullptr; const F* shift_inv_hi = nullptr;
+  const F* shift_hi_sized = nullptr; const F* shift_inv_hi_plain = nullptr;
+  const F* small_fwd = nullptr; const F* small_inv = nullptr;
+  const F* mid = nullptr;
+  F size_inv;        // 1 / 2^lg
   // The canonical integer of 1 / 2^lg in the limbs: the Montgomery product of x·R by it is x/2^lg
   // itself, so the last scaling of an inverse transform can leave Montgomery form for free.
-  Fr size_inv_plain;
+  F size_inv_plain;
 };
+using NttTables = NttTablesOf<Fr>;
 
 PP_HD inline int table_split(int lg) { return (lg + 1) / 2; }
 // The direct twist table's limit for a 2^lg domain: the default, or lg for a root per twist.
@@ -124,14 +128,15 @@ PP_HD inline std::size_t table_elements(int lg, int twist_lg = kTwistTableLg) {
   return 4 * two_level + 2 * hi + 2 * (std::size_t(1) << (table_small_lg(lg) - 1)) + table_mid_elements(lg, twist_lg);
 }
 // Points `t` into a buffer of table_elements(lg, twist_lg) elements (no values written).
-PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twist_lg = kTwistTableLg) {
-  NttTables t;
+template <class F>
+PP_HD inline NttTablesOf<F> bind_tables(F* base, int lg, const F& size_inv, int twist_lg = kTwistTableLg) {
+  NttTablesOf<F> t;
   t.lg = lg;
   t.b = table_split(lg);
   t.small_lg = table_small_lg(lg);
   t.mid_lg = table_mid_lg(lg, twist_lg);
   const std::size_t lo = std::size_t(1) << t.b, hi = std::size_t(1) << (lg - t.b);
-  Fr* p = base;
+  F* p = base;
   t.fwd_lo = p; p += lo; t.fwd_hi = p; p += hi;
   t.inv_lo = p; p += lo; t.inv_hi = p; p += hi;
   t.shift_lo = p; p += lo; t.shift_hi = p; p += hi;
@@ -147,9 +152,11 @@ PP_HD inline NttTables bind_tables(Fr* base, int lg, const Fr& size_inv, int twi
 
 // The four base values the tables are powers of, and 1/n (n = 2^lg of the domain), which the
 // sized hi tables fold in.
-struct NttRoots {
-  Fr omega, omega_inv, shift, shift_inv, size_inv;
+template <class F>
+struct NttRootsOf {
+  F omega, omega_inv, shift, shift_inv, size_inv;
 };
+using NttRoots = NttRootsOf<Fr>;
 
 enum class Scale : uint8_t {
   none,

@@ -98,16 +98,23 @@ struct GpuTimes : ProverStageTimes {
   }
 };
 
-class Prover {
+// E: the curve (groth16/curves.hpp), BLS12-381 or BN254; the kernels, the plan and the phases are
+// the same for both.
+template <class E>
+class ProverOf {
  public:
+  using Key = ProvingKeyOf<E>;
+  using WitnessType = WitnessOf<E>;
+  using RandomizersType = RandomizersOf<typename E::Fr>;
+  using ProofType = ProofOf<E>;
   // Plans the arena for pk's shape (densities: the circuit's, as every witness carries them),
   // allocates it, builds the NTT tables and uploads (resident) or pins (streamed) the SRS.
   // pk must outlive the prover. Throws engine::PlanError when the budget is too small,
   // std::invalid_argument for a key the GPU cannot take, GpuError for CUDA failures.
-  Prover(const ProvingKey& pk, const Densities& densities, const ProverConfig& config = {});
-  ~Prover();
-  Prover(const Prover&) = delete;
-  Prover& operator=(const Prover&) = delete;
+  ProverOf(const Key& pk, const Densities& densities, const ProverConfig& config = {});
+  ~ProverOf();
+  ProverOf(const ProverOf&) = delete;
+  ProverOf& operator=(const ProverOf&) = delete;
 
   const engine::MemoryPlan& plan() const;
   // CUDA runtime calls made since start-up, by kind (none of the forbidden kinds, by design).
@@ -121,18 +128,21 @@ class Prover {
   using PartitionPtr = std::unique_ptr<Partition, PartitionDeleter>;
   // The witness must outlive the partition's stage() call. Throws std::invalid_argument naming
   // partition `index`, as pp::prove does, for a witness that does not match the key.
-  PartitionPtr prepare(const Witness& w, const Randomizers& rs, std::size_t index = 0) const;
+  PartitionPtr prepare(const WitnessType& w, const RandomizersType& rs, std::size_t index = 0) const;
   void stage(Partition& p, int stage_slot, int msm_slot);
   void compute(Partition& p);
   // corrupt_result: a test hook (CudaBackendConfig::debug_corrupt_every) that flips a bit of the
   // device's L sum as it is read back, so that the proof is wrong the way a fault in device memory
   // would make it; only the engine's check can tell.
-  Proof finish(Partition& p, GpuTimes* times = nullptr, bool corrupt_result = false);
+  ProofType finish(Partition& p, GpuTimes* times = nullptr, bool corrupt_result = false);
 
  private:
   void enqueue_compute(Partition& p);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+// Instantiated for both curves in src/gpu (prover_resources.cu, prover.cu, prover_msm.cu):
+// ProverOf<Bls12_381> (Prover) and ProverOf<bn254::Bn254>.
+using Prover = ProverOf<Bls12_381>;
 
 }  // namespace pp::gpu

@@ -10,18 +10,21 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
-#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace pp::gpu {
 
 // The split MSM's classes of a query's scalars: bitmaps over the points (LSB first) of the
 // scalars equal to 1 and of those neither 0 nor 1 (the tail). Point p has scalar z[vars[p]],
-// or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded.
+// or z[offset + p] when vars is empty, where z = input ‖ aux. Multithreaded. Every function of
+// this header over scalars has one overload per scalar field (BLS12-381's Fr, BN254's).
 struct SplitBits {
   std::vector<uint64_t> ones, other;
   std::size_t ones_count = 0, other_count = 0;
 };
 SplitBits classify(std::span<const Fr> input, std::span<const Fr> aux, std::span<const uint32_t> vars,
+                   std::size_t offset, std::size_t points);
+SplitBits classify(std::span<const bn254::Fr> input, std::span<const bn254::Fr> aux, std::span<const uint32_t> vars,
                    std::size_t offset, std::size_t points);
 // The same in two steps, so that a partition's three queries read the assignment once (at 2^26
 // each classify pass read 2 GiB of scalars): the classes of every variable of z = input ‖ aux as
@@ -34,12 +37,15 @@ struct ZClasses {
 // copy_to (input.size() + aux.size() scalars, or null): also copies z = input ‖ aux there in the
 // same pass, as a resident SRS's staging copy of the assignment needs (one read of z, not two).
 ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy_to = nullptr);
+ZClasses classify_z(std::span<const bn254::Fr> input, std::span<const bn254::Fr> aux, bn254::Fr* copy_to = nullptr);
 SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
 
 // The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
 // cross to the device with a streamed SRS. Multithreaded.
 std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
                              std::span<const uint32_t> vars, std::size_t offset);
+std::vector<bn254::Fr> tail_scalars(const SplitBits& bits, std::span<const bn254::Fr> input,
+                                    std::span<const bn254::Fr> aux, std::span<const uint32_t> vars, std::size_t offset);
 
 // Streamed SRS: how one split MSM's tail moves. The query's points cross in chunks of `chunk`
 // points (a multiple of 64, or all of them in one chunk); set_bits_per_chunk gives the number of
@@ -63,19 +69,21 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
 // planner sizes the chunk buffers with it.
 struct ChunkLayout {
   static constexpr uint64_t kAlign = 256;
+  static constexpr uint64_t kScalarBytes = 32;  // either curve's Fr
+  static_assert(sizeof(Fr) == kScalarBytes && sizeof(bn254::Fr) == kScalarBytes);
   uint64_t ones = 0, scalars = 0, bytes = 0;
   static constexpr ChunkLayout of(uint64_t m, uint64_t point_bytes) {
     const auto align = [](uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
     ChunkLayout c;
     c.ones = align(m * point_bytes);
     c.scalars = c.ones + align((m + 63) / 64 * 8);
-    c.bytes = c.scalars + m * sizeof(Fr);
+    c.bytes = c.scalars + m * kScalarBytes;
     return c;
   }
 };
 
 // Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
-// packed into `out` at the offsets of ChunkLayout::of(m, sizeof(P)): from `out`, the
+// packed into `out` at the offsets of ChunkLayout::of(m, sizeof(Affine<C>)): from `out`, the
 // points whose scalar is 1 (point order), then the tail's points (point order); at lay.ones a
 // bitmap with the first `ones` bits set (the batch addition's input); at lay.scalars the chunk's
 // tail scalars `tail` (its slice of tail_scalars). Points whose scalar is 0 stay on the host, so
@@ -87,17 +95,17 @@ struct PackedCounts {
   std::size_t points() const { return ones + tail; }
   std::size_t ones_words() const { return (ones + 63) / 64; }
 };
-template <class P>
-PackedCounts pack_chunk(const P* points, const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail,
-                        char* out, const ChunkLayout& lay);
+template <class C>
+PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::size_t off, std::size_t m,
+                        std::span<const typename C::Scalar> tail, char* out, const ChunkLayout& lay);
 
 // CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
 // over `points`), and fixed-base multiplication of `base` by every scalar.
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
-                      std::span<const Fr> z, std::span<const uint32_t> vars, std::vector<Affine<C>>& out_points,
-                      std::vector<Fr>& out_scalars);
+                      std::span<const typename C::Scalar> z, std::span<const uint32_t> vars,
+                      std::vector<Affine<C>>& out_points, std::vector<typename C::Scalar>& out_scalars);
 template <class C>
-std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const Fr> scalars);
+std::vector<Affine<C>> fixed_base_twin(const Affine<C>& base, std::span<const typename C::Scalar> scalars);
 
 }  // namespace pp::gpu
