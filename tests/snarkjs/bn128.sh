@@ -69,6 +69,19 @@ for circuit in "$@"; do
     expect_invalid snarkjs groth16 verify "$dir/$key.vk.json" "$dir/$key.pp_public.json" "$dir/$key.mixed_proof.json"
     expect_invalid "$proofpipe" verify "$dir/$key.vk.json" "$dir/$key.pp_public.json" "$dir/$key.mixed_proof.json"
   done
+  if [[ $circuit == "$1" ]]; then
+    step "$circuit: --repeat keeps the key loaded: 3 timed proofs, the same proof as one prove with that seed"
+    z="$dir/key.zkey"
+    expect_ok "$proofpipe" prove --repeat 3 --seed 9 "$z" "$dir/witness.wtns" "$dir/rep_proof.json" "$dir/rep_public.json"
+    [[ $(grep -c "^proofpipe op=prove-loaded curve=bn128 .* run=" "$work/last.log") == 3 ]] || fail "--repeat 3 did not time 3 proofs"
+    grep -q "^proofpipe op=prove-loaded curve=bn128 .* runs=3 s_median=" "$work/last.log" || fail "--repeat printed no median"
+    expect_ok "$proofpipe" prove --seed 9 "$z" "$dir/witness.wtns" "$dir/one_proof.json" "$dir/one_public.json"
+    cmp "$dir/rep_proof.json" "$dir/one_proof.json" || fail "--repeat's proof differs from one prove with the same seed"
+    if "$proofpipe" prove --repeat 0 "$z" "$dir/witness.wtns" "$dir/x.json" "$dir/y.json" > "$work/last.log" 2>&1; then
+      fail "--repeat 0 was accepted"
+    fi
+    grep -q -- "--repeat" "$work/last.log" || fail "--repeat 0: no message naming the option"
+  fi
   step "$circuit: proofpipe zkey setup on the bn128 .r1cs, proved by snarkjs and by proofpipe"
   expect_ok "$proofpipe" info "$dir/$circuit.r1cs"
   grep -q "BN254" "$work/last.log" || fail "info did not name the .r1cs's field"
