@@ -138,9 +138,9 @@ int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
     std::vector<double> sorted = run_ms;
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t r = 0; r < run_ms.size(); ++r)
-      fmt::print("proofpipe op=prove-loaded curve=bn128 lg={} device={} run={} s={:.3f}\n", lg, on_gpu ? "gpu" : "cpu", r,
+      fmt::print("proofpipe op=prove-loaded curve=bn128 domain_lg={} device={} run={} s={:.3f}\n", lg, on_gpu ? "gpu" : "cpu", r,
                  run_ms[r] / 1e3);
-    fmt::print("proofpipe op=prove-loaded curve=bn128 lg={} device={} runs={} s_median={:.3f} s_min={:.3f}\n", lg,
+    fmt::print("proofpipe op=prove-loaded curve=bn128 domain_lg={} device={} runs={} s_median={:.3f} s_min={:.3f}\n", lg,
                on_gpu ? "gpu" : "cpu", run_ms.size(), sorted[sorted.size() / 2] / 1e3, sorted.front() / 1e3);
   }
   return 0;
