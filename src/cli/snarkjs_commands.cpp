@@ -106,14 +106,26 @@ int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
   std::vector<double> run_ms;
   if (on_gpu) {
 #if PROOFPIPE_HAS_CUDA
-    double setup_ms = 0;
-    gpu::GpuTimes gt;
-    proof = prove_bn254_on_gpu(o, pk, densities, witnesses.at(0), seed, &setup_ms, &gt, &run_ms);
-    where = fmt::format("on the GPU (start-up and SRS upload {:.0f} ms; GPU: upload {:.1f}, NTT + H {:.1f}, MSM H {:.1f}, "
-                        "L {:.1f}, A {:.1f}, B_G1 {:.1f}, B_G2 {:.1f} ms)",
-                        setup_ms, gt.upload, gt.ntt, gt.msm_h, gt.msm_l, gt.msm_a, gt.msm_b_g1, gt.msm_b_g2);
+    // A GPU that fails (a CUDA error, a budget too small for the key) leaves the proof to the CPU,
+    // as the engine's fallback does for BLS12-381 keys; a witness the key rejects fails either way.
+    try {
+      double setup_ms = 0;
+      gpu::GpuTimes gt;
+      proof = prove_bn254_on_gpu(o, pk, densities, witnesses.at(0), seed, &setup_ms, &gt, &run_ms);
+      where = fmt::format("on the GPU (start-up and SRS upload {:.0f} ms; GPU: upload {:.1f}, NTT + H {:.1f}, MSM H {:.1f}, "
+                          "L {:.1f}, A {:.1f}, B_G1 {:.1f}, B_G2 {:.1f} ms)",
+                          setup_ms, gt.upload, gt.ntt, gt.msm_h, gt.msm_l, gt.msm_a, gt.msm_b_g1, gt.msm_b_g2);
+    } catch (const gpu::GpuError& e) {
+      fmt::print(stderr, "proofpipe: the GPU prover failed ({}): proving on the CPU\n", e.what());
+      on_gpu = false;
+    } catch (const engine::PlanError& e) {
+      fmt::print(stderr, "proofpipe: the key does not fit the GPU ({}): proving on the CPU\n", e.what());
+      on_gpu = false;
+    }
+    if (!on_gpu) run_ms.clear();  // a failed GPU run's timings are not the CPU's
 #endif
-  } else {
+  }
+  if (!on_gpu) {
     ProveTimings tm;
     for (int r = 0; r < o.repeat; ++r) {
       const auto t2 = Clock::now();
