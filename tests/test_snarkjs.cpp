@@ -327,6 +327,38 @@ TEST(SnarkjsConvention, ZkeyFromABellmanKeyProvesLikeSnarkjs) {
   EXPECT_TRUE(proves(params_key, move_rows(w, 7, 5, 7), s.publics));
 }
 
+// The coefficients are decoded in parallel chunks: with bad coefficients in several chunks, the
+// error is always the lowest index's, with its offset and reason, as a serial read reports it. The
+// lowest sits just below the middle and another just above it, where a second thread starts: that
+// one is found first, so a reader that reported the first bad coefficient it found would fail here.
+// A value not below r names the value's own offset.
+TEST(SnarkjsMalformed, TheLowestBadCoefficientIsReportedWhateverTheChunks) {
+  const Synthetic s = make_synthetic(13);
+  const std::vector<uint8_t> good = encode_zkey(zkey_from_proving_key(s.pk, s.r1cs));
+  const std::size_t table = section_offset(good, 4) + 4;
+  const uint32_t count = uint32_t(good[table - 4]) | uint32_t(good[table - 3]) << 8 | uint32_t(good[table - 2]) << 16 |
+                         uint32_t(good[table - 1]) << 24;
+  ASSERT_GT(count, 3u * 4096);  // several of the reader's chunks
+  auto at = [&](uint32_t k) { return table + std::size_t(k) * 44; };
+  std::vector<uint8_t> b = good;
+  const uint32_t lowest = count / 2 - 3;
+  put_u32(b, at(count - 1), 7);              // the last: matrix 7
+  put_u32(b, at(count / 2 + 3) + 8, 1u << 30);  // signal out of range
+  put_u32(b, at(lowest) + 4, 1u << 30);         // constraint out of range: the lowest
+  for (int i = 0; i < 10; ++i) {
+    const std::string msg = error_of([&] { (void)parse_zkey(b, "k.zkey"); });
+    ASSERT_NE(msg.find("coefficient " + std::to_string(lowest) + ": constraint 1073741824 >= domainSize"), std::string::npos)
+        << msg;
+    ASSERT_NE(msg.find("byte offset " + std::to_string(at(lowest))), std::string::npos) << msg;
+  }
+  b = good;
+  for (int i = 0; i < 32; ++i) b[at(6000) + 12 + std::size_t(i)] = 0xff;  // the value: 2^256 - 1 >= r
+  const std::string msg = error_of([&] { (void)parse_zkey(b, "k.zkey"); });
+  EXPECT_NE(msg.find("coefficient 6000: value is not below r"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("byte offset " + std::to_string(at(6000) + 12)), std::string::npos) << msg;
+  EXPECT_EQ(parse_zkey(good, "k.zkey").coefficients.size(), count);
+}
+
 // witness_from_zkey sums the coefficients on every core when they come row by row (by matrix then
 // constraint, as snarkjs writes them), in chunks that start at a row; any other order (this
 // converted key's renumbered rows, a shuffle) is summed serially. Every order gives the same

@@ -174,6 +174,7 @@ struct ProverOf<E>::Impl {
   const Affine<G1> *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
   const Affine<G2>* host_b_g2 = nullptr;
   std::vector<F*> staging;                              // pinned a, b (+ z) buffer per stage slot
+  std::array<cudaEvent_t, 2> upload_done{};              // start-up: the SRS upload's staging halves
   std::vector<cudaEvent_t> staging_free;                 // its last upload, per stage slot
   NttTablesOf<F> tables{};
   // The H step's factor: 1/Z(coset) for bellman (the inverse coset NTT after it leaves Montgomery
@@ -226,8 +227,9 @@ struct ProverOf<E>::Impl {
   // a resident query's upload.
   template <class T>
   const T* pin(const HostArray<T>& v);
+  static constexpr std::size_t kUploadHalfBytes = std::size_t(32) << 20;
   template <class C>
-  void upload(const std::string& name, const HostArray<Affine<C>>& v);
+  void upload(const std::string& name, const HostArray<Affine<C>>& v, void* staging_buffer);
 
   // ---- the compute phase's pieces (prover_msm.cu) ----
   void dense_msm_g1(const Affine<G1>* d_points, const Affine<G1>* h_points, const F* d_scalars, std::size_t n,

@@ -9,6 +9,14 @@ namespace pp::gpu {
 
 // ---------------------------------------------------------------------------------------------
 
+bool start_device(int device) noexcept {
+  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+    cudaGetLastError();  // the prover that follows reports the error itself
+    return false;
+  }
+  return true;
+}
+
 int device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -49,6 +57,7 @@ ProverOf<E>::Impl::~Impl() {
   for (auto& set : marks)
     for (auto e : set) cudaEventDestroy(e);
   for (int b = 0; b < 2; ++b) {
+    if (upload_done[b]) cudaEventDestroy(upload_done[b]);
     if (chunk_ready[b]) cudaEventDestroy(chunk_ready[b]);
     if (chunk_free[b]) cudaEventDestroy(chunk_free[b]);
     if (h_ready[b]) cudaEventDestroy(h_ready[b]);
@@ -92,25 +101,36 @@ const T* ProverOf<E>::Impl::pin(const HostArray<T>& v) {
   return v.data();
 }
 
-// Copies a query to its region in pieces; each piece's host pages go back to the kernel once on
-// the device when the key is a mapped cache (HostArray::release_pages; a no-op for vectors), so
-// uploading a mapped key never holds more than a piece of it in host memory. The copies are on
-// the compute stream and waited for: a plain cudaMemcpy from pageable memory may return before
-// its last bytes reach the device, on the legacy stream, which the prover's non-blocking streams
-// do not wait for, so the H table's kernels (compute stream, right after this) could read points
-// still in flight.
+// Copies a query to its region in pieces through `staging`, a pinned buffer of two halves of
+// kUploadHalfBytes: every core copies the next piece into one half while the link carries the other
+// half's, so the key crosses at the link's speed (a pageable copy is staged by the driver on one
+// thread, at a fraction of it). Each piece's host pages go back to the kernel once copied when the
+// key is a mapped cache (HostArray::release_pages; a no-op for vectors), so uploading a mapped key
+// never holds more than a piece of it in host memory. The copies are on the compute stream and
+// waited for before this returns: the H table's kernels (compute stream, right after this) read
+// the points, and the caller frees the buffer.
 template <class E>
 template <class C>
-void ProverOf<E>::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v) {
-  constexpr std::size_t kPiece = (std::size_t(256) << 20) / sizeof(Affine<C>);
-  Affine<C>* d = region<Affine<C>>(name);
-  for (std::size_t at = 0; at < v.size(); at += kPiece) {
-    const std::size_t n = std::min(kPiece, v.size() - at);
-    check(device::MemcpyAsync(d + at, v.data() + at, n * sizeof(Affine<C>), cudaMemcpyHostToDevice, compute),
-          "GPU prover: SRS upload");
-    check(device::StreamSynchronize(compute), "GPU prover: SRS upload");
+void ProverOf<E>::Impl::upload(const std::string& name, const HostArray<Affine<C>>& v, void* staging_buffer) {
+  using P = Affine<C>;
+  P* d = region<P>(name);
+  constexpr std::size_t kPiece = kUploadHalfBytes / sizeof(P);
+  static_assert(kPiece > 0 && kUploadHalfBytes % alignof(P) == 0);
+  P* const halves[2] = {static_cast<P*>(staging_buffer),
+                        reinterpret_cast<P*>(static_cast<char*>(staging_buffer) + kUploadHalfBytes)};
+  constexpr std::size_t kGrain = (std::size_t(1) << 20) / sizeof(P) + 1;
+  std::size_t k = 0;
+  for (std::size_t at = 0; at < v.size(); at += kPiece, ++k) {
+    const std::size_t n = std::min(kPiece, v.size() - at), b = k & 1;
+    if (k >= 2) check(device::EventSynchronize(upload_done[b]), "GPU prover: SRS upload");  // the half is free
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+      std::memcpy(halves[b] + r.begin(), v.data() + at + r.begin(), (r.end() - r.begin()) * sizeof(P));
+    });
     v.release_pages(at, n);
+    check(device::MemcpyAsync(d + at, halves[b], n * sizeof(P), cudaMemcpyHostToDevice, compute), "GPU prover: SRS upload");
+    check(device::EventRecord(upload_done[b], compute), "GPU prover: SRS upload");
   }
+  check(device::StreamSynchronize(compute), "GPU prover: SRS upload");
 }
 
 template <class E>
@@ -170,6 +190,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   for (auto& set : m.marks)
     for (auto& e : set) check(cudaEventCreate(&e), "GPU prover: event");
   for (int b = 0; b < 2; ++b) {
+    check(cudaEventCreateWithFlags(&m.upload_done[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.chunk_ready[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.chunk_free[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.h_ready[b], cudaEventDisableTiming), "GPU prover: event");
@@ -194,15 +215,18 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   check(ntt_tables_init(m.template region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
                         &m.tables, twist_table_lg(shape.lg, m.plan.ntt_full_twist)));
   if (m.resident) {
-    m.upload("srs.h", pk.h);
+    void* staging_buffer = nullptr;
+    check(cudaHostAlloc(&staging_buffer, 2 * Impl::kUploadHalfBytes, cudaHostAllocDefault), "GPU prover: SRS upload buffer");
+    const std::unique_ptr<void, cudaError_t (*)(void*)> free_staging(staging_buffer, cudaFreeHost);
+    m.upload("srs.h", pk.h, staging_buffer);
     // The H fixed-base table: copies 1 .. h_copies-1 after the H points (start-up work).
     if (m.plan.h_copies > 1)
       check(precompute_bases<G1>(m.template region<Affine<G1>>("srs.h"), pk.h.size(), m.plan.window_h, m.plan.h_copies,
                                  m.compute));
-    m.upload("srs.l", pk.l);
-    m.upload("srs.a", pk.a);
-    m.upload("srs.b_g1", pk.b_g1);
-    m.upload("srs.b_g2", pk.b_g2);
+    m.upload("srs.l", pk.l, staging_buffer);
+    m.upload("srs.a", pk.a, staging_buffer);
+    m.upload("srs.b_g1", pk.b_g1, staging_buffer);
+    m.upload("srs.b_g2", pk.b_g2, staging_buffer);
     // Stream-ordered as the SRS (upload): the synchronisation below waits for them.
     check(cudaMemcpyAsync(m.template region<uint32_t>("srs.a_vars"), m.a_vars.data(), m.a_vars.size() * 4,
                           cudaMemcpyHostToDevice, m.compute),

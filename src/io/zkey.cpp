@@ -2,6 +2,7 @@
 // snarkjs Groth16 `.zkey` files: section-table reader with parallel point checks, and the writer.
 #include "proofpipe/io/zkey.hpp"
 
+#include "proofpipe/core/big_vector.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
 #include <tbb/blocked_range.h>
@@ -33,7 +34,8 @@ std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char
   in.need_items(count, B, what);
   const uint64_t base = in.offset();
   const std::span<const uint8_t> data = in.bytes(count * B, what);
-  std::vector<P> out(count);
+  // Faulted in on every core, not value-initialised on one: a 2^23-point section is 0.5 GB.
+  std::vector<P> out = big_vector<P>(count);
   constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   std::atomic<uint64_t> first_bad{kNone};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -165,24 +167,50 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     for (uint32_t id : {5u, 6u, 7u, 8u, 9u}) (void)file.section(id, "point section");
     return z;
   }
+  // Decoded in parallel chunks; on a bad coefficient the lowest bad index is decoded again
+  // serially, so the error (index, offset, reason) is the one a serial read reports.
   auto read_coefficients = [&] {
-    z.coefficients.resize(num_coefficients);
-    for (uint32_t k = 0; k < num_coefficients; ++k) {
-      const uint64_t at = coeffs.offset();
-      ZkeyCoefficientOf<typename E::Fr>& c = z.coefficients[k];
-      c.matrix = coeffs.u32("matrix");
-      c.constraint = coeffs.u32("constraint");
-      c.signal = coeffs.u32("signal");
-      auto which = [k] { return "coefficient " + std::to_string(k); };  // built only for an error
-      if (c.matrix > 1) coeffs.fail_at(at, which() + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
+    using Coefficient = ZkeyCoefficientOf<typename E::Fr>;
+    const uint64_t base = coeffs.offset();
+    const std::span<const uint8_t> raw = coeffs.bytes(uint64_t(num_coefficients) * kCoefficientBytes, "coefficients");
+    z.coefficients = big_vector<Coefficient>(num_coefficients);
+    auto decode = [&](uint32_t k, Coefficient& c) {  // "" when the coefficient is well formed
+      const uint8_t* at = raw.data() + std::size_t(k) * kCoefficientBytes;
+      auto u32_at = [&](int i) {
+        return uint32_t(at[4 * i]) | uint32_t(at[4 * i + 1]) << 8 | uint32_t(at[4 * i + 2]) << 16 |
+               uint32_t(at[4 * i + 3]) << 24;
+      };
+      c.matrix = u32_at(0);
+      c.constraint = u32_at(1);
+      c.signal = u32_at(2);
+      return c.matrix <= 1 && c.constraint < z.domain_size && c.signal < z.num_vars &&
+             zkey_coefficient_from_bytes(c.value, std::span<const uint8_t, 32>(at + 12, 32));
+    };
+    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    std::atomic<uint32_t> first_bad{kNone};
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, num_coefficients, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
+      for (uint32_t k = r.begin(); k != r.end(); ++k) {
+        if (k >= first_bad.load(std::memory_order_relaxed)) return;
+        if (!decode(k, z.coefficients[k])) {
+          uint32_t cur = first_bad.load();
+          while (k < cur && !first_bad.compare_exchange_weak(cur, k)) {
+          }
+          return;
+        }
+      }
+    });
+    if (const uint32_t k = first_bad.load(); k != kNone) {
+      Coefficient c;
+      (void)decode(k, c);
+      const uint64_t at = base + uint64_t(k) * kCoefficientBytes;
+      const std::string which = "coefficient " + std::to_string(k);
+      if (c.matrix > 1) coeffs.fail_at(at, which + ": matrix " + std::to_string(c.matrix) + " (0 is A, 1 is B)");
       if (c.constraint >= z.domain_size)
-        coeffs.fail_at(at, which() + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
+        coeffs.fail_at(at, which + ": constraint " + std::to_string(c.constraint) + " >= domainSize " +
                                std::to_string(z.domain_size));
       if (c.signal >= z.num_vars)
-        coeffs.fail_at(at, which() + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
-      const uint64_t v_at = coeffs.offset();
-      if (!zkey_coefficient_from_bytes(c.value, coeffs.bytes(32, "value").first<32>()))
-        coeffs.fail_at(v_at, which() + ": value is not below r");
+        coeffs.fail_at(at, which + ": signal " + std::to_string(c.signal) + " >= nVars " + std::to_string(z.num_vars));
+      coeffs.fail_at(at + 12, which + ": value is not below r");
     }
     coeffs.expect_end();
   };

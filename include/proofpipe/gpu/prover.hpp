@@ -49,6 +49,10 @@ namespace pp::gpu {
 
 // CUDA devices visible to this process; 0 when there is no driver or no device.
 int device_count();
+// Creates `device`'s CUDA context (the first call on a device takes 0.1–0.5 s), so that a caller
+// can pay it beside host work that does not need the GPU (reading a key). False on any CUDA
+// error, which the prover started afterwards reports itself.
+bool start_device(int device) noexcept;
 
 // The key's points from its exponents (setup's second half) multiplied on `device`:
 // key_points(key_scalars(r1cs, seed, conv), d) == setup(r1cs, seed, {}, conv).
