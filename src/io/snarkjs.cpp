@@ -175,10 +175,13 @@ void expect_point_sections(const ZkeyOf<E>& z) {
 
 // v's elements i with keep(i), in order, moved to the front of v's own storage (no second
 // array: the capacity, already faulted in when the section was read, stays).
+// The kept prefix is not copied onto itself: a circuit whose columns are all dense (every wire
+// in A and B) moves nothing.
 template <class P, class Keep>
 std::vector<P> keep_points(std::vector<P> v, const Keep& keep) {
   std::size_t j = 0;
-  for (std::size_t i = 0; i < v.size(); ++i)
+  while (j < v.size() && keep(j)) ++j;
+  for (std::size_t i = j; i < v.size(); ++i)
     if (keep(i)) v[j++] = v[i];
   v.resize(j);
   return v;
