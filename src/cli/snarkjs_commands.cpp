@@ -55,9 +55,6 @@ std::unique_ptr<Bn254GpuProver> start_bn254_prover(const SnarkjsProveOptions& o,
   cfg.device = o.engine.devices.empty() ? 0 : o.engine.devices.front();
   cfg.budget = o.engine.vram_budget == "card" ? 0 : engine::parse_budget(o.engine.vram_budget);
   cfg.gw = 1;
-  // One proof: its witness crosses once, from pageable memory, sooner than pinning a buffer of its
-  // size (2·2^lg + variables scalars) takes; a key kept loaded for several proofs pins it once.
-  cfg.pinned_staging = o.repeat > 1;
   return std::make_unique<Bn254GpuProver>(pk, densities, cfg);
 }
 
