@@ -174,7 +174,7 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     const uint64_t base = coeffs.offset();
     const std::span<const uint8_t> raw = coeffs.bytes(uint64_t(num_coefficients) * kCoefficientBytes, "coefficients");
     z.coefficients = big_vector<Coefficient>(num_coefficients);
-    auto decode = [&](uint32_t k, Coefficient& c) {  // "" when the coefficient is well formed
+    auto decode = [&](uint32_t k, Coefficient& c) {  // true when the coefficient is well formed
       const uint8_t* at = raw.data() + std::size_t(k) * kCoefficientBytes;
       auto u32_at = [&](int i) {
         return uint32_t(at[4 * i]) | uint32_t(at[4 * i + 1]) << 8 | uint32_t(at[4 * i + 2]) << 16 |
