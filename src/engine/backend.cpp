@@ -108,9 +108,14 @@ Clock::duration DeviceTimeline::busy(const std::string& queue, Clock::time_point
 }
 
 uint64_t witness_bytes(const Witness& w) { return witness_bytes(w.a.size(), w.input.size(), w.aux.size()); }
+uint64_t witness_bytes(const bn254::Witness& w) { return witness_bytes(w.a.size(), w.input.size(), w.aux.size()); }
 
-uint64_t Backend::host_bytes(const PartitionTask& task) const {
+template <class E>
+uint64_t BackendOf<E>::host_bytes(const Task& task) const {
   return task.witness ? witness_bytes(*task.witness) : 0;
 }
+
+template class BackendOf<Bls12_381>;
+template class BackendOf<bn254::Bn254>;
 
 }  // namespace pp::engine

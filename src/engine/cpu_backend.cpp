@@ -8,33 +8,39 @@
 namespace pp::engine {
 
 namespace {
+template <class E>
 struct CpuPrepared final : Prepared {
-  PartitionTask task;  // a copy: the key is shared, the witness outlives the partition (engine.hpp)
+  PartitionTaskOf<E> task;  // a copy: the key is shared, the witness outlives the partition (engine.hpp)
 };
 }  // namespace
 
-Proof cpu_prove_task(const PartitionTask& task) {
+template <class E>
+ProofOf<E> cpu_prove_task(const PartitionTaskOf<E>& task) {
   if (!task.key || !task.witness) throw std::invalid_argument("cpu_prove_task: the task has no key or witness");
   return prove_partition(*task.key, *task.witness, task.randomizers, task.partition);
 }
 
-CpuBackend::CpuBackend(std::string name, int threads)
+template <class E>
+CpuBackendOf<E>::CpuBackendOf(std::string name, int threads)
     : name_(std::move(name)), arena_(threads > 0 ? threads : tbb::task_arena::automatic) {}
 
-std::unique_ptr<Prepared> CpuBackend::prepare(const PartitionTask& task) {
+template <class E>
+std::unique_ptr<Prepared> CpuBackendOf<E>::prepare(const PartitionTask& task) {
   if (!task.key || !task.witness) throw std::invalid_argument(name_ + ": a partition without key or witness");
-  auto p = std::make_unique<CpuPrepared>();
+  auto p = std::make_unique<CpuPrepared<E>>();
   p->task = task;
   return p;
 }
 
-Proof CpuBackend::finish(Prepared& p) {
-  auto* c = dynamic_cast<CpuPrepared*>(&p);
+template <class E>
+ProofOf<E> CpuBackendOf<E>::finish(Prepared& p) {
+  auto* c = dynamic_cast<CpuPrepared<E>*>(&p);
   if (c == nullptr) throw BackendError(name_ + ": a partition prepared by another backend", false);
   return prove(c->task);
 }
 
-Proof CpuBackend::prove(const PartitionTask& t) {
+template <class E>
+ProofOf<E> CpuBackendOf<E>::prove(const PartitionTask& t) {
   if (!t.key || !t.witness) throw std::invalid_argument(name_ + ": a partition without key or witness");
   DeviceInterval iv{"compute", "cpu-prove", t.job, t.partition, Clock::now(), {}};
   ProveTimings times;
@@ -47,14 +53,21 @@ Proof CpuBackend::prove(const PartitionTask& t) {
   return proof;
 }
 
-ProveTimings CpuBackend::totals() const {
+template <class E>
+ProveTimings CpuBackendOf<E>::totals() const {
   std::lock_guard lock(mu_);
   return totals_;
 }
 
-uint64_t CpuBackend::partitions() const {
+template <class E>
+uint64_t CpuBackendOf<E>::partitions() const {
   std::lock_guard lock(mu_);
   return partitions_;
 }
+
+template ProofOf<Bls12_381> cpu_prove_task(const PartitionTaskOf<Bls12_381>&);
+template ProofOf<bn254::Bn254> cpu_prove_task(const PartitionTaskOf<bn254::Bn254>&);
+template class CpuBackendOf<Bls12_381>;
+template class CpuBackendOf<bn254::Bn254>;
 
 }  // namespace pp::engine

@@ -43,34 +43,39 @@ double EngineStats::gpu_busy() const {
 
 enum class Abort : int { none = 0, cancelled = 1, failed = 2 };
 
-struct JobState {
+template <class E>
+struct JobStateOf {
   uint64_t id = 0;
-  JobSpec spec;
-  std::vector<Randomizers> randomizers;
+  JobSpecOf<E> spec;
+  std::vector<RandomizersOf<typename E::Fr>> randomizers;
   std::atomic<int> abort{int(Abort::none)};  // set once by cancel() or a failure under fail_job
   mutable std::mutex mu;                     // leaf lock: nothing else is acquired under it
   mutable std::condition_variable cv;
-  std::vector<PartitionResult> parts;
+  std::vector<PartitionResultOf<E>> parts;
   std::size_t remaining = 0;
-  JobResult result;  // final once result.status != pending
+  JobResultOf<E> result;  // final once result.status != pending
 };
 
-uint64_t JobHandle::id() const { return state_ ? state_->id : 0; }
+template <class E>
+uint64_t JobHandleOf<E>::id() const { return state_ ? state_->id : 0; }
 
-bool JobHandle::done() const {
+template <class E>
+bool JobHandleOf<E>::done() const {
   if (!state_) return true;
   std::lock_guard lock(state_->mu);
   return state_->result.status != JobStatus::pending;
 }
 
-JobResult JobHandle::wait() const {
+template <class E>
+JobResultOf<E> JobHandleOf<E>::wait() const {
   if (!state_) throw std::logic_error("JobHandle::wait on an empty handle");
   std::unique_lock lock(state_->mu);
   state_->cv.wait(lock, [&] { return state_->result.status != JobStatus::pending; });
   return state_->result;
 }
 
-std::optional<JobResult> JobHandle::wait_for(std::chrono::milliseconds timeout) const {
+template <class E>
+std::optional<JobResultOf<E>> JobHandleOf<E>::wait_for(std::chrono::milliseconds timeout) const {
   if (!state_) throw std::logic_error("JobHandle::wait_for on an empty handle");
   std::unique_lock lock(state_->mu);
   if (!state_->cv.wait_for(lock, timeout, [&] { return state_->result.status != JobStatus::pending; }))
@@ -78,7 +83,8 @@ std::optional<JobResult> JobHandle::wait_for(std::chrono::milliseconds timeout) 
   return state_->result;
 }
 
-std::vector<PartitionResult> JobHandle::partitions() const {
+template <class E>
+std::vector<PartitionResultOf<E>> JobHandleOf<E>::partitions() const {
   if (!state_) return {};
   std::lock_guard lock(state_->mu);
   return state_->parts;
@@ -190,7 +196,17 @@ int64_t ns_between(Clock::time_point a, Clock::time_point b) {
 
 // ---- the engine ----
 
-struct Engine::Impl {
+template <class E>
+struct EngineOf<E>::Impl {
+  using Fr = typename E::Fr;
+  using Proof = ProofOf<E>;
+  using ProvingKey = ProvingKeyOf<E>;
+  using PreparedVerifyingKey = PreparedVerifyingKeyOf<E>;
+  using PartitionTask = PartitionTaskOf<E>;
+  using PartitionResult = PartitionResultOf<E>;
+  using JobResult = JobResultOf<E>;
+  using JobState = JobStateOf<E>;
+  using EngineConfig = EngineConfigOf<E>;
   struct Event {  // compact trace record
     const char* name;
     int backend, worker;
@@ -674,7 +690,8 @@ struct Engine::Impl {
   }
 };
 
-Engine::Engine(std::vector<Backend*> backends, EngineConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
+template <class E>
+EngineOf<E>::EngineOf(std::vector<Backend*> backends, Config config) : impl_(std::make_unique<Impl>(std::move(config))) {
   Impl& e = *impl_;
   if (backends.empty()) throw std::invalid_argument("engine: no backend");
   if (e.config.gw < 1 || e.config.gw > 64)
@@ -686,10 +703,10 @@ Engine::Engine(std::vector<Backend*> backends, EngineConfig config) : impl_(std:
     if (dev->stage_slots() < 1 || dev->msm_slots() < dev->stage_slots())
       throw std::invalid_argument(fmt::format("engine: backend {} has {} stage and {} msm slots (need 1 <= stage <= msm)",
                                               dev->name(), dev->stage_slots(), dev->msm_slots()));
-    auto ctx = std::make_unique<Impl::BackendCtx>();
+    auto ctx = std::make_unique<typename Impl::BackendCtx>();
     ctx->backend = dev;
     ctx->index = int(i);
-    for (int w = 0; w < e.config.gw; ++w) ctx->workers.push_back(std::make_unique<Impl::WorkerInfo>());
+    for (int w = 0; w < e.config.gw; ++w) ctx->workers.push_back(std::make_unique<typename Impl::WorkerInfo>());
     ctx->forbidden_at_start = dev->device_calls().forbidden();
     e.backends.push_back(std::move(ctx));
   }
@@ -697,14 +714,16 @@ Engine::Engine(std::vector<Backend*> backends, EngineConfig config) : impl_(std:
     for (int w = 0; w < e.config.gw; ++w) e.threads.emplace_back([&e, b = ctx.get(), w] { e.worker_loop(*b, w); });
 }
 
-Engine::~Engine() {
+template <class E>
+EngineOf<E>::~EngineOf() {
   try {
     shutdown(Shutdown::cancel);
   } catch (...) {
   }
 }
 
-JobHandle Engine::submit(JobSpec spec) {
+template <class E>
+typename EngineOf<E>::Handle EngineOf<E>::submit(Spec spec) {
   Impl& e = *impl_;
   if (!spec.key) throw std::invalid_argument("engine: job without a key");
   if (spec.witnesses.empty()) throw std::invalid_argument("engine: job without witnesses");
@@ -713,11 +732,11 @@ JobHandle Engine::submit(JobSpec spec) {
   if (spec.backend < -1 || spec.backend >= int(e.backends.size()))
     throw std::invalid_argument(fmt::format("engine: backend {} asked for; the engine has {} (0 .. {}, or -1 for any)",
                                             spec.backend, e.backends.size(), e.backends.size() - 1));
-  auto job = std::make_shared<JobState>();
+  auto job = std::make_shared<JobStateOf<E>>();
   const std::size_t n = spec.witnesses.size();
   if (!spec.randomizers.empty() && spec.randomizers.size() != n)
     throw std::invalid_argument(fmt::format("engine: {} randomiser pair(s) for {} partition(s)", spec.randomizers.size(), n));
-  job->randomizers = spec.randomizers.empty() ? randomizers_from_seed(spec.seed, n) : spec.randomizers;
+  job->randomizers = spec.randomizers.empty() ? randomizers_from_seed<typename E::Fr>(spec.seed, n) : spec.randomizers;
   job->spec = std::move(spec);
   job->parts.resize(n);
   job->remaining = n;
@@ -732,12 +751,13 @@ JobHandle Engine::submit(JobSpec spec) {
   e.first_submit_ns.compare_exchange_strong(unset, ns_between(e.start, Clock::now()));
   e.jobs_submitted.fetch_add(1);
   e.q_cv.notify_all();
-  return JobHandle(job);
+  return Handle(job);
 }
 
-bool Engine::cancel(uint64_t job_id) {
+template <class E>
+bool EngineOf<E>::cancel(uint64_t job_id) {
   Impl& e = *impl_;
-  std::shared_ptr<JobState> job;
+  std::shared_ptr<JobStateOf<E>> job;
   {
     std::lock_guard lock(e.q_mu);
     auto it = e.jobs.find(job_id);
@@ -751,12 +771,13 @@ bool Engine::cancel(uint64_t job_id) {
   return true;
 }
 
-void Engine::shutdown(Shutdown how) {
+template <class E>
+void EngineOf<E>::shutdown(Shutdown how) {
   Impl& e = *impl_;
   std::lock_guard serial(e.shutdown_mu);
   if (e.stopped) return;
   if (how == Shutdown::cancel) {
-    std::vector<std::shared_ptr<JobState>> all;
+    std::vector<std::shared_ptr<JobStateOf<E>>> all;
     {
       std::lock_guard lock(e.q_mu);
       e.stopping = true;
@@ -778,9 +799,11 @@ void Engine::shutdown(Shutdown how) {
   e.stopped = true;
 }
 
-uint64_t Engine::partitions_ended() const { return impl_->ended.load(); }
+template <class E>
+uint64_t EngineOf<E>::partitions_ended() const { return impl_->ended.load(); }
 
-EngineStats Engine::stats() const {
+template <class E>
+EngineStats EngineOf<E>::stats() const {
   const Impl& e = *impl_;
   EngineStats s;
   const auto now = Clock::now();
@@ -822,7 +845,8 @@ EngineStats Engine::stats() const {
   return s;
 }
 
-std::vector<TraceEvent> Engine::trace() const {
+template <class E>
+std::vector<TraceEvent> EngineOf<E>::trace() const {
   const Impl& e = *impl_;
   std::vector<TraceEvent> out;
   {
@@ -843,9 +867,23 @@ std::vector<TraceEvent> Engine::trace() const {
   return out;
 }
 
-const EngineConfig& Engine::config() const { return impl_->config; }
+template <class E>
+const typename EngineOf<E>::Config& EngineOf<E>::config() const {
+  return impl_->config;
+}
 
-std::string Engine::describe_state() const {
+template <class E>
+void EngineOf<E>::write_chrome_trace(const std::filesystem::path& path) const {
+  engine::write_chrome_trace(trace(), stats(), path);
+}
+
+template <class E>
+std::filesystem::path EngineOf<E>::write_timeline_script(const std::filesystem::path& png) const {
+  return engine::write_timeline_script(trace(), stats(), impl_->config.interlock, png);
+}
+
+template <class E>
+std::string EngineOf<E>::describe_state() const {
   const Impl& e = *impl_;
   std::string out;
   {
@@ -868,5 +906,10 @@ std::string Engine::describe_state() const {
   }
   return out;
 }
+
+template class JobHandleOf<Bls12_381>;
+template class JobHandleOf<bn254::Bn254>;
+template class EngineOf<Bls12_381>;
+template class EngineOf<bn254::Bn254>;
 
 }  // namespace pp::engine

@@ -17,9 +17,9 @@ namespace pp::engine {
 
 namespace {
 // The backends' names, by index.
-std::vector<std::string> backend_names(const Engine& e) {
+std::vector<std::string> backend_names(const EngineStats& stats) {
   std::vector<std::string> out;
-  for (const BackendStats& b : e.stats().backends) out.push_back(b.name);
+  for (const BackendStats& b : stats.backends) out.push_back(b.name);
   return out;
 }
 }  // namespace
@@ -41,10 +41,9 @@ std::vector<std::pair<int, std::string>> trace_lanes(const std::vector<TraceEven
 }
 }  // namespace
 
-void Engine::write_chrome_trace(const std::filesystem::path& path) const {
-  const auto events = trace();
+void write_chrome_trace(const std::vector<TraceEvent>& events, const EngineStats& stats, const std::filesystem::path& path) {
   const auto lanes = trace_lanes(events);
-  const std::vector<std::string> names = backend_names(*this);
+  const std::vector<std::string> names = backend_names(stats);
   auto lane_id = [&](int backend, const std::string& lane) {
     return int(std::find(lanes.begin(), lanes.end(), std::make_pair(backend, lane)) - lanes.begin());
   };
@@ -75,11 +74,11 @@ constexpr const char* kStageColours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e729
                                          "#ff7f00", "#6a3d9a", "#b15928", "#17becf"};
 }  // namespace
 
-std::filesystem::path Engine::write_timeline_script(const std::filesystem::path& path) const {
-  const auto events = trace();
+std::filesystem::path write_timeline_script(const std::vector<TraceEvent>& events, const EngineStats& st,
+                                            Interlock interlock, const std::filesystem::path& path) {
   if (events.empty()) throw std::runtime_error("timeline: no trace recorded (was the engine run with trace on?)");
   const auto lanes = trace_lanes(events);
-  const std::vector<std::string> backends = backend_names(*this);
+  const std::vector<std::string> backends = backend_names(st);
   std::vector<std::string> names;  // the stage names, in order of appearance
   for (const auto& ev : events)
     if (std::find(names.begin(), names.end(), ev.name) == names.end()) names.push_back(ev.name);
@@ -98,14 +97,13 @@ std::filesystem::path Engine::write_timeline_script(const std::filesystem::path&
       f << "\n\n";
     }
   }
-  const EngineStats st = stats();
   {
     std::ofstream f(script);
     if (!f) throw std::runtime_error("timeline: cannot write " + script.string());
     f << fmt::format("set terminal pngcairo size 1600,{} font ',9'\n", 160 + 28 * lanes.size());
     f << "set output '" << path.string() << "'\n";
     f << fmt::format("set title 'proofpipe engine: {} partitions, GPU busy {:.1f} %, interlock {}'\n",
-                     st.partitions_ok, 100 * st.gpu_busy(), to_string(config().interlock));
+                     st.partitions_ok, 100 * st.gpu_busy(), to_string(interlock));
     f << "set xlabel 'ms'\nset yrange [-0.7:" << lanes.size() - 0.3 << "] reverse\nset key outside right\n";
     f << "set ytics (";
     for (std::size_t l = 0; l < lanes.size(); ++l)

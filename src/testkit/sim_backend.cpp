@@ -128,7 +128,7 @@ constexpr int kStage = 0, kMsm = 1;
 
 SimBackend::SimBackend(SimConfig config) : config_(std::move(config)) {
   config_.validate();
-  if (!config_.kernel) config_.kernel = cpu_prove_task;
+  if (!config_.kernel) config_.kernel = cpu_prove_task<Bls12_381>;
   rng_.seed(config_.faults.seed);
   stage_busy_.assign(std::size_t(config_.stage_slots), false);
   msm_busy_.assign(std::size_t(config_.msm_slots), false);

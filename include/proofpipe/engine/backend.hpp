@@ -98,18 +98,20 @@ class DeviceTimeline {
   std::vector<DeviceInterval> intervals_;
 };
 
-// One partition of one job, as the engine hands it to a backend. Engine-owned; the backend
-// reads it and must not keep references beyond the Prepared it returns.
-struct PartitionTask {
+// One partition of one job, as the engine hands it to a backend, over curve E (groth16/curves.hpp).
+// Engine-owned; the backend reads it and must not keep references beyond the Prepared it returns.
+template <class E>
+struct PartitionTaskOf {
   uint64_t job = 0;
   std::size_t partition = 0;   // index within the job
   std::size_t partitions = 0;  // of the job
-  std::shared_ptr<const ProvingKey> key;  // the job's key: a backend proves against this one
-  const Witness* witness = nullptr;
-  Randomizers randomizers;         // r, s: randomizers_from_seed(job seed, partitions)[partition]
+  std::shared_ptr<const ProvingKeyOf<E>> key;  // the job's key: a backend proves against this one
+  const WitnessOf<E>* witness = nullptr;
+  RandomizersOf<typename E::Fr> randomizers;  // r, s: randomizers_from_seed(job seed, partitions)[partition]
   int attempt = 0;           // 0 first, 1.. retries
   uint64_t host_bytes = 0;   // host memory charged for this partition while it is in flight
 };
+using PartitionTask = PartitionTaskOf<Bls12_381>;
 
 // Backend-owned state of one partition between the phases.
 class Prepared {
@@ -126,22 +128,25 @@ struct SlotDomain {
   int stage_slots = 1, msm_slots = 1;
 };
 
-class Backend {
+// A proving device for keys over curve E; the engine over E (EngineOf<E>) drives it.
+template <class E>
+class BackendOf {
  public:
-  virtual ~Backend() = default;
+  using Task = PartitionTaskOf<E>;
+  virtual ~BackendOf() = default;
   virtual std::string name() const = 0;
   virtual int stage_slots() const = 0;  // from the MemoryPlan
   virtual int msm_slots() const = 0;
   // Host memory this partition occupies from prepare() until finish() returns (the witness
   // copy, bitmaps, compacted tail, pinned staging share): the engine charges it against its
   // host budget before prepare(). The default counts the witness's vectors.
-  virtual uint64_t host_bytes(const PartitionTask& task) const;
-  virtual std::unique_ptr<Prepared> prepare(const PartitionTask& task) = 0;
+  virtual uint64_t host_bytes(const Task& task) const;
+  virtual std::unique_ptr<Prepared> prepare(const Task& task) = 0;
   // The slots the prepared partition needs (asked after prepare(), before any slot is taken).
   virtual SlotDomain slot_domain(const Prepared&) const { return {0, stage_slots(), msm_slots()}; }
   virtual void stage(Prepared& p, int stage_slot, int msm_slot) = 0;
   virtual void compute(Prepared& p) = 0;
-  virtual Proof finish(Prepared& p) = 0;
+  virtual ProofOf<E> finish(Prepared& p) = 0;
   // false after a fault that leaves the device unusable (then it stays false).
   virtual bool healthy() const { return true; }
   // true for the CPU prover itself: a proof it makes that fails the check says that the witness
@@ -150,9 +155,11 @@ class Backend {
   virtual DeviceCalls& device_calls() = 0;
   virtual DeviceTimeline& timeline() = 0;
 };
+using Backend = BackendOf<Bls12_381>;
 
 // Bytes of the vectors of a witness: what the engine charges a partition against its host
 // budget by default (witness_bytes of its counts, plan.hpp).
 uint64_t witness_bytes(const Witness& w);
+uint64_t witness_bytes(const bn254::Witness& w);
 
 }  // namespace pp::engine

@@ -16,12 +16,17 @@ namespace pp::engine {
 
 // The CPU prover on one task: prove_partition(*task.key, *task.witness, task.randomizers,
 // task.partition) — the engine's default CPU fallback.
-Proof cpu_prove_task(const PartitionTask& task);
+template <class E>
+ProofOf<E> cpu_prove_task(const PartitionTaskOf<E>& task);
 
-class CpuBackend final : public Backend {
+// The CPU backend for keys over curve E; CpuBackend is BLS12-381's.
+template <class E>
+class CpuBackendOf final : public BackendOf<E> {
  public:
+  using PartitionTask = PartitionTaskOf<E>;
+  using Proof = ProofOf<E>;
   // threads: the arena's concurrency; 0 uses every core.
-  explicit CpuBackend(std::string name = "cpu", int threads = 0);
+  explicit CpuBackendOf(std::string name = "cpu", int threads = 0);
 
   std::string name() const override { return name_; }
   bool is_cpu_prover() const override { return true; }
@@ -49,5 +54,6 @@ class CpuBackend final : public Backend {
   DeviceCalls calls_;  // stays empty: the CPU makes no device calls
   DeviceTimeline timeline_;
 };
+using CpuBackend = CpuBackendOf<Bls12_381>;
 
 }  // namespace pp::engine

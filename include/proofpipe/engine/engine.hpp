@@ -52,7 +52,8 @@ enum class Fallback { cpu, fail_job };
 enum class Shutdown { drain, cancel };
 const char* to_string(Interlock i);
 
-struct EngineConfig {
+template <class E>
+struct EngineConfigOf {
   int gw = 2;                    // workers per backend, 1 .. 64
   Interlock interlock = Interlock::two;
   uint64_t host_mem_bytes = 0;   // host budget for partitions in flight; 0: unlimited
@@ -69,15 +70,17 @@ struct EngineConfig {
   // fallback), the job and the partition's number. For logs; must not throw.
   std::function<void(const std::string& where, uint64_t job, std::size_t partition)> on_rejected;
   // The CPU prover used for fallback; empty: prove_partition (tests substitute a cached one).
-  std::function<Proof(const PartitionTask&)> cpu_prover;
+  std::function<ProofOf<E>(const PartitionTaskOf<E>&)> cpu_prover;
 };
+using EngineConfig = EngineConfigOf<Bls12_381>;
 
 enum class JobStatus { pending, ok, failed, cancelled };
 const char* to_string(JobStatus s);
 
-struct PartitionResult {
+template <class E>
+struct PartitionResultOf {
   JobStatus status = JobStatus::pending;  // ok, failed or cancelled once done
-  std::optional<Proof> proof;
+  std::optional<ProofOf<E>> proof;
   std::string error;    // why it failed (every attempt's error, joined)
   // The exception that decided the failure (the last attempt's, or the CPU fallback's), kept as
   // thrown so that a boundary (the C API) can map its type once; null unless failed.
@@ -85,24 +88,28 @@ struct PartitionResult {
   std::string where;    // backend name, or "cpu" for the fallback
   int attempts = 0;     // backend attempts made
 };
+using PartitionResult = PartitionResultOf<Bls12_381>;
 
-struct JobResult {
+template <class E>
+struct JobResultOf {
   uint64_t id = 0;
   JobStatus status = JobStatus::pending;
-  std::vector<Proof> proofs;                // all partitions', in order, when ok
-  std::vector<PartitionResult> partitions;  // each partition's outcome
-  std::string error;                        // first failure, when failed
+  std::vector<ProofOf<E>> proofs;                // all partitions', in order, when ok
+  std::vector<PartitionResultOf<E>> partitions;  // each partition's outcome
+  std::string error;                             // first failure, when failed
 };
+using JobResult = JobResultOf<Bls12_381>;
 
 // A proof of N partitions sharing one key. key and witnesses are shared, not copied: one
 // witness per partition, and the same witness may serve several partitions (benchmarks at 2^27,
 // where a witness is 16 GiB, reuse a few).
-struct JobSpec {
-  std::shared_ptr<const ProvingKey> key;
-  std::vector<std::shared_ptr<const Witness>> witnesses;
+template <class E>
+struct JobSpecOf {
+  std::shared_ptr<const ProvingKeyOf<E>> key;
+  std::vector<std::shared_ptr<const WitnessOf<E>>> witnesses;
   uint64_t seed = 0;  // r, s: randomizers_from_seed(seed, N) -> the proofs equal prove(key, witnesses, seed)
   // Explicit r, s per partition (then seed is unused): empty, or one pair per witness.
-  std::vector<Randomizers> randomizers;
+  std::vector<RandomizersOf<typename E::Fr>> randomizers;
   // Partition p is named partition_base + p to backends, in errors and in traces (a caller that
   // submits the partitions of one proof as separate jobs keeps their numbers).
   std::size_t partition_base = 0;
@@ -111,28 +118,33 @@ struct JobSpec {
   // unhealthy pinned backend proves it on the CPU or fails it, as for any partition there.
   int backend = -1;
   // Called from a worker thread as each partition ends (ok, failed or cancelled).
-  std::function<void(uint64_t job, std::size_t partition, const PartitionResult&)> on_partition;
+  std::function<void(uint64_t job, std::size_t partition, const PartitionResultOf<E>&)> on_partition;
 };
+using JobSpec = JobSpecOf<Bls12_381>;
 
-class Engine;
-struct JobState;
+template <class E>
+class EngineOf;
+template <class E>
+struct JobStateOf;
 
-class JobHandle {
+template <class E>
+class JobHandleOf {
  public:
-  JobHandle() = default;
+  JobHandleOf() = default;
   uint64_t id() const;
   bool done() const;
-  JobResult wait() const;
+  JobResultOf<E> wait() const;
   // nullopt when not done within `timeout`.
-  std::optional<JobResult> wait_for(std::chrono::milliseconds timeout) const;
+  std::optional<JobResultOf<E>> wait_for(std::chrono::milliseconds timeout) const;
   // Snapshot of the partitions (finished ones have their status set).
-  std::vector<PartitionResult> partitions() const;
+  std::vector<PartitionResultOf<E>> partitions() const;
 
  private:
-  friend class Engine;
-  explicit JobHandle(std::shared_ptr<JobState> s) : state_(std::move(s)) {}
-  std::shared_ptr<JobState> state_;
+  friend class EngineOf<E>;
+  explicit JobHandleOf(std::shared_ptr<JobStateOf<E>> s) : state_(std::move(s)) {}
+  std::shared_ptr<JobStateOf<E>> state_;
 };
+using JobHandle = JobHandleOf<Bls12_381>;
 
 // One recorded stage of a worker (or of a device queue).
 struct TraceEvent {
@@ -172,18 +184,25 @@ struct EngineStats {
   double gpu_busy() const;        // mean over backends
 };
 
-class Engine {
+// The engine for keys over curve E (groth16/curves.hpp): the same queue, workers, tokens, checks
+// and fallback whatever the curve. Engine is BLS12-381's; EngineOf<bn254::Bn254> proves BN254 keys.
+template <class E>
+class EngineOf {
  public:
+  using Backend = BackendOf<E>;
+  using Config = EngineConfigOf<E>;
+  using Spec = JobSpecOf<E>;
+  using Handle = JobHandleOf<E>;
   // The backends must outlive the engine. Workers start at once. std::invalid_argument for no
   // backend, gw outside 1..64, negative retries.
-  Engine(std::vector<Backend*> backends, EngineConfig config);
-  ~Engine();  // shutdown(Shutdown::cancel) if not shut down
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
+  EngineOf(std::vector<Backend*> backends, Config config);
+  ~EngineOf();  // shutdown(Shutdown::cancel) if not shut down
+  EngineOf(const EngineOf&) = delete;
+  EngineOf& operator=(const EngineOf&) = delete;
 
   // std::invalid_argument for no key, no witnesses, a backend that is not one of the engine's;
   // std::logic_error after shutdown.
-  JobHandle submit(JobSpec spec);
+  Handle submit(Spec spec);
   // Queued partitions of the job are dropped, running ones finish and are discarded; the job
   // ends cancelled (unless it had already ended). false when the job is unknown or done.
   bool cancel(uint64_t job);
@@ -192,7 +211,7 @@ class Engine {
   void shutdown(Shutdown how);
 
   EngineStats stats() const;
-  const EngineConfig& config() const;
+  const Config& config() const;
   std::vector<TraceEvent> trace() const;  // worker stages and device intervals
   // Chrome / Perfetto trace JSON: {"traceEvents":[{"name","ph":"X","ts","dur","pid","tid"}...]}.
   void write_chrome_trace(const std::filesystem::path& path) const;
@@ -211,5 +230,11 @@ class Engine {
  private:
   std::unique_ptr<Impl> impl_;
 };
+using Engine = EngineOf<Bls12_381>;
+
+// What Engine::write_chrome_trace and write_timeline_script write, from an engine's public view.
+void write_chrome_trace(const std::vector<TraceEvent>& events, const EngineStats& stats, const std::filesystem::path& path);
+std::filesystem::path write_timeline_script(const std::vector<TraceEvent>& events, const EngineStats& stats,
+                                            Interlock interlock, const std::filesystem::path& png);
 
 }  // namespace pp::engine
