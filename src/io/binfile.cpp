@@ -16,12 +16,6 @@
 namespace pp {
 namespace {
 
-uint64_t load_le(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 template <int N>
 void limbs_from_le(uint64_t (&out)[N], const uint8_t* in) {
   for (int i = 0; i < N; ++i) out[i] = load_le(in + 8 * i, 8);

@@ -6,13 +6,13 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "proofpipe/core/big_vector.hpp"
+#include "proofpipe/core/lowest_failing.hpp"
 
 namespace pp {
 
@@ -50,17 +50,9 @@ std::vector<F> parse_values(std::span<const uint8_t> bytes, std::string_view nam
   *total = count;
   count = uint32_t(std::min<std::size_t>(count, limit));
   std::vector<F> z = big_vector<F>(count);
-  std::atomic<uint64_t> first_bad{std::numeric_limits<uint64_t>::max()};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i)
-      if (!scalar_from_le(z[i], raw.subspan(32 * i).first<32>())) {
-        uint64_t seen = first_bad.load(std::memory_order_relaxed);
-        while (i < seen && !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-        }
-        return;
-      }
-  });
-  if (const uint64_t bad = first_bad.load(); bad != std::numeric_limits<uint64_t>::max())
+  const uint64_t bad =
+      lowest_failing(count, 1 << 14, [&](uint64_t i) { return scalar_from_le(z[i], raw.subspan(32 * i).first<32>()); });
+  if (bad != kNoneFailed)
     in.fail_at(base + 32 * bad, "value " + std::to_string(bad) + " is not below r");
   if (!z[0].is_one()) in.fail_at(base, "value 0 must be the constant 1");
   return z;

@@ -3,13 +3,13 @@
 #include "proofpipe/io/zkey.hpp"
 
 #include "proofpipe/core/big_vector.hpp"
+#include "proofpipe/core/lowest_failing.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 
-#include <atomic>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -36,21 +36,10 @@ std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char
   const std::span<const uint8_t> data = in.bytes(count * B, what);
   // Faulted in on every core, not value-initialised on one: a 2^23-point section is 0.5 GB.
   std::vector<P> out = big_vector<P>(count);
-  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-  std::atomic<uint64_t> first_bad{kNone};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      if (i >= first_bad.load(std::memory_order_relaxed)) return;
-      if (point_from_lem<C>(out[i], data.subspan(i * B, B), subgroup) != PointError::ok) {
-        uint64_t cur = first_bad.load();
-        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-        }
-        return;
-      }
-    }
+  const uint64_t bad = lowest_failing(count, 256, [&](uint64_t i) {
+    return point_from_lem<C>(out[i], data.subspan(i * B, B), subgroup) == PointError::ok;
   });
-  const uint64_t bad = first_bad.load();
-  if (bad != kNone) {
+  if (bad != kNoneFailed) {
     P p;
     const PointError e = point_from_lem<C>(p, data.subspan(bad * B, B), subgroup);
     in.fail_at(base + bad * B, std::string(what) + " point " + std::to_string(bad) + " of " + std::to_string(count) +
@@ -176,30 +165,17 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     z.coefficients = big_vector<Coefficient>(num_coefficients);
     auto decode = [&](uint32_t k, Coefficient& c) {  // true when the coefficient is well formed
       const uint8_t* at = raw.data() + std::size_t(k) * kCoefficientBytes;
-      auto u32_at = [&](int i) {
-        return uint32_t(at[4 * i]) | uint32_t(at[4 * i + 1]) << 8 | uint32_t(at[4 * i + 2]) << 16 |
-               uint32_t(at[4 * i + 3]) << 24;
-      };
-      c.matrix = u32_at(0);
-      c.constraint = u32_at(1);
-      c.signal = u32_at(2);
+      c.matrix = le_u32(at);
+      c.constraint = le_u32(at + 4);
+      c.signal = le_u32(at + 8);
       return c.matrix <= 1 && c.constraint < z.domain_size && c.signal < z.num_vars &&
              zkey_coefficient_from_bytes(c.value, std::span<const uint8_t, 32>(at + 12, 32));
     };
-    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-    std::atomic<uint32_t> first_bad{kNone};
-    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, num_coefficients, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
-      for (uint32_t k = r.begin(); k != r.end(); ++k) {
-        if (k >= first_bad.load(std::memory_order_relaxed)) return;
-        if (!decode(k, z.coefficients[k])) {
-          uint32_t cur = first_bad.load();
-          while (k < cur && !first_bad.compare_exchange_weak(cur, k)) {
-          }
-          return;
-        }
-      }
+    const uint64_t bad = lowest_failing(num_coefficients, 4096, [&](uint64_t k) {
+      return decode(uint32_t(k), z.coefficients[k]);
     });
-    if (const uint32_t k = first_bad.load(); k != kNone) {
+    if (bad != kNoneFailed) {
+      const auto k = uint32_t(bad);
       Coefficient c;
       (void)decode(k, c);
       const uint64_t at = base + uint64_t(k) * kCoefficientBytes;

@@ -36,6 +36,14 @@ struct BinSection {
 };
 
 // A cursor over one section's data; errors name the file, the section and the byte offset.
+// The little-endian unsigned integer of `bytes` (1..8) bytes at p; every reader's one decoder.
+inline uint64_t load_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+inline uint32_t le_u32(const uint8_t* p) { return uint32_t(load_le(p, 4)); }
+
 class SectionReader {
  public:
   SectionReader(std::span<const uint8_t> file, const BinSection& section, std::string what, std::string_view name);
