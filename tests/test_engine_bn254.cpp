@@ -8,14 +8,13 @@
 #include <tbb/global_control.h>
 
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "engine_fixture.hpp"
 #include "proofpipe/engine/cpu_backend.hpp"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/groth16/prover.hpp"
-#include "proofpipe/testkit/random_data.hpp"
 
 namespace pp::test {
 namespace {
@@ -29,68 +28,8 @@ using engine::JobStatus;
 // As in test_engine.cpp: the engine's workers are the parallelism under test.
 tbb::global_control g_one_thread(tbb::global_control::max_allowed_parallelism, 1);
 
-constexpr uint64_t kSeed = 0x656e67626e323534ULL;
-constexpr std::size_t kChain = 40;
-
-// z = (1, x, out, t_1 .. t_k): t_1 = x·x + x, t_{i+1} = t_i·t_i + x, out = t_k. Public: x, out.
-bn254::R1cs chain_r1cs() {
-  bn254::R1cs r;
-  r.num_inputs = 3;
-  r.num_aux = kChain;
-  auto row = [](bn254::SparseMatrix& m, std::vector<std::pair<uint32_t, Fr>> lc) {
-    if (m.row_start.empty()) m.row_start.push_back(0);
-    for (const auto& [col, v] : lc) {
-      m.column.push_back(col);
-      m.value.push_back(v);
-    }
-    m.row_start.push_back(m.column.size());
-  };
-  for (uint32_t i = 0; i < kChain; ++i) {
-    const uint32_t prev = i == 0 ? 1 : 3 + i - 1;  // x, then t_i
-    row(r.a, {{prev, Fr::one()}});
-    row(r.b, {{prev, Fr::one()}});
-    row(r.c, {{3 + i, Fr::one()}, {1, -Fr::one()}});  // t - x
-  }
-  row(r.a, {{3 + kChain - 1, Fr::one()}});  // out = t_k (times 1)
-  row(r.b, {{0, Fr::one()}});
-  row(r.c, {{2, Fr::one()}});
-  return r;
-}
-
-std::vector<Fr> chain_assignment(const Fr& x) {
-  std::vector<Fr> z{Fr::one(), x, Fr::zero()};
-  Fr t = x;
-  for (std::size_t i = 0; i < kChain; ++i) {
-    t = t * t + x;
-    z.push_back(t);
-  }
-  z[2] = t;
-  return z;
-}
-
-struct BnCircuit {
-  bn254::R1cs r1cs = chain_r1cs();
-  std::shared_ptr<const bn254::ProvingKey> key;
-  std::vector<std::shared_ptr<const bn254::Witness>> witnesses;
-  std::vector<std::vector<Fr>> publics;
-  BnCircuit() {
-    key = std::make_shared<const bn254::ProvingKey>(setup(r1cs, kSeed, {}, kSnarkjsConvention));
-    std::mt19937_64 rng(kSeed + 1);
-    for (int p = 0; p < 4; ++p) {
-      const std::vector<Fr> z = chain_assignment(testdata::random_fr<Fr>(rng));
-      witnesses.push_back(std::make_shared<const bn254::Witness>(witness_from_assignment(r1cs, z)));
-      publics.push_back({z[1], z[2]});
-    }
-  }
-  std::vector<bn254::Proof> cpu_proofs(uint64_t seed) const {
-    std::vector<bn254::Witness> ws;
-    for (const auto& w : witnesses) ws.push_back(*w);
-    return prove(*key, ws, seed);
-  }
-};
-
-const BnCircuit& circuit() {
-  static const BnCircuit c;
+const Bn254ChainCircuit& circuit() {
+  static const Bn254ChainCircuit c;
   return c;
 }
 
@@ -139,7 +78,7 @@ class CorruptingBackend final : public engine::BackendOf<E> {
 };
 
 TEST(EngineBn254, CpuBackendProofsEqualTheCpuProverAndVerify) {
-  const BnCircuit& c = circuit();
+  const Bn254ChainCircuit& c = circuit();
   engine::CpuBackendOf<E> cpu("cpu-bn254", 1);
   engine::EngineConfigOf<E> ec;
   ec.gw = 2;
@@ -160,7 +99,7 @@ TEST(EngineBn254, CpuBackendProofsEqualTheCpuProverAndVerify) {
 }
 
 TEST(EngineBn254, ACorruptedProofIsRejectedAndProvedAgainOnTheCpu) {
-  const BnCircuit& c = circuit();
+  const Bn254ChainCircuit& c = circuit();
   CorruptingBackend dev(2);
   engine::EngineConfigOf<E> ec;
   ec.gw = 1;
@@ -179,7 +118,7 @@ TEST(EngineBn254, ACorruptedProofIsRejectedAndProvedAgainOnTheCpu) {
 
 // Without the check the corrupted proof reaches the caller: the test above can fail.
 TEST(EngineBn254, WithoutTheCheckTheCorruptedProofIsReturned) {
-  const BnCircuit& c = circuit();
+  const Bn254ChainCircuit& c = circuit();
   CorruptingBackend dev(2);
   engine::EngineConfigOf<E> ec;
   ec.gw = 1;
@@ -192,7 +131,7 @@ TEST(EngineBn254, WithoutTheCheckTheCorruptedProofIsReturned) {
 }
 
 TEST(EngineBn254, AnUnsatisfiedWitnessFailsItsPartition) {
-  const BnCircuit& c = circuit();
+  const Bn254ChainCircuit& c = circuit();
   auto bad = std::make_shared<bn254::Witness>(*c.witnesses[1]);
   std::vector<Fr> c_col(bad->c.data(), bad->c.data() + bad->c.size());
   c_col[5] += Fr::one();  // a·b != c at row 5

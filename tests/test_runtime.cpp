@@ -88,3 +88,58 @@ TEST(Runtime, APartitionLargerThanTheHostBudgetFailsWithHostBudgetError) {
   ASSERT_TRUE(r.partitions[0].exception);
   EXPECT_THROW(std::rethrow_exception(r.partitions[0].exception), engine::HostBudgetError);
 }
+
+// BN254 keys go to the runtime's second engine (the same template): its proofs are the CPU
+// prover's, its job ids are not the BLS12-381 engine's (cancel(id) reaches the right job), and
+// the stats count both curves' partitions.
+TEST(Runtime, ProvesBn254JobsBesideBls12381Ones) {
+  static const pp::test::Bn254ChainCircuit bn;
+  runtime::Config cfg;
+  cfg.threads = 2;
+  runtime::Runtime rt(cfg);
+  if (rt.gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: the GPU harness covers this machine";
+  engine::JobSpec bls;
+  bls.key = circuit().key;
+  bls.witnesses = circuit().first(1);
+  bls.seed = 4;
+  engine::JobSpecOf<bn254::Bn254> spec;
+  spec.key = bn.key;
+  spec.witnesses = bn.witnesses;
+  spec.seed = 6;
+  const auto h_bls = rt.submit(bls);
+  const auto h_bn = rt.submit(spec);
+  EXPECT_NE(h_bls.id(), h_bn.id());
+  const auto r = h_bn.wait();
+  ASSERT_EQ(r.status, engine::JobStatus::ok) << r.error;
+  const std::vector<bn254::Proof> want = bn.cpu_proofs(6);
+  ASSERT_EQ(r.proofs.size(), want.size());
+  for (std::size_t p = 0; p < want.size(); ++p) {
+    EXPECT_TRUE(r.proofs[p].a == want[p].a && r.proofs[p].b == want[p].b && r.proofs[p].c == want[p].c) << p;
+    EXPECT_TRUE(verify(bn.key->vk, bn.publics[p], r.proofs[p])) << p;
+  }
+  ASSERT_EQ(h_bls.wait().status, engine::JobStatus::ok);
+  const runtime::Stats st = rt.stats();
+  EXPECT_EQ(st.engine.partitions_ok, 1u + want.size());
+  EXPECT_EQ(st.engine.jobs_done, 2u);
+  EXPECT_EQ(st.partitions_on_cpu, 1u + want.size());
+  EXPECT_EQ(st.engine.proofs_checked, 1u + want.size());
+  EXPECT_TRUE(rt.residency(bn.key.get()).empty());
+  EXPECT_EQ(rt.evict(bn.key.get()), 0);
+  EXPECT_FALSE(rt.cancel(h_bn.id()));  // done: nothing to cancel
+}
+
+TEST(Runtime, CancelReachesABn254Job) {
+  static const pp::test::Bn254ChainCircuit bn;
+  runtime::Config cfg;
+  cfg.threads = 1;
+  runtime::Runtime rt(cfg);
+  if (rt.gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: the GPU harness covers this machine";
+  engine::JobSpecOf<bn254::Bn254> spec;
+  spec.key = bn.key;
+  for (int k = 0; k < 16; ++k) spec.witnesses.push_back(bn.witnesses[std::size_t(k) % bn.witnesses.size()]);
+  const auto first = rt.submit(spec);   // keeps the one CPU worker busy
+  const auto second = rt.submit(spec);  // queued behind it
+  EXPECT_TRUE(rt.cancel(second.id()));
+  EXPECT_EQ(second.wait().status, engine::JobStatus::cancelled);
+  EXPECT_EQ(first.wait().status, engine::JobStatus::ok);
+}

@@ -92,50 +92,41 @@ std::vector<PartitionResultOf<E>> JobHandleOf<E>::partitions() const {
 
 // ---- resources ----
 
+void HostBudget::acquire(uint64_t bytes) {
+  std::unique_lock lock(mu_);
+  const uint64_t ticket = next_ticket_++;
+  cv_.wait(lock, [&] { return serving_ == ticket && (limit_ == 0 || used_ + bytes <= limit_); });
+  used_ += bytes;
+  peak_ = std::max(peak_, used_);
+  ++serving_;
+  cv_.notify_all();  // the next ticket may fit too
+}
+
+void HostBudget::release(uint64_t bytes) {
+  {
+    std::lock_guard lock(mu_);
+    used_ -= bytes;
+  }
+  cv_.notify_all();
+}
+
+uint64_t HostBudget::peak() const {
+  std::lock_guard lock(mu_);
+  return peak_;
+}
+
+std::string HostBudget::describe() const {
+  std::lock_guard lock(mu_);
+  return fmt::format("host budget: {} of {} bytes in use, {} waiting", used_, limit_ ? std::to_string(limit_) : "unlimited",
+                     next_ticket_ - serving_);
+}
+
 namespace {
 
 // Why a partition fails when the CPU prover's own proof is rejected by the check.
 constexpr const char* kUnsatisfied =
     "the CPU prover's proof was rejected by the check: the witness does not satisfy the key's circuit (or the key's "
     "verifying key does not belong to its proving key)";
-
-// Host-memory budget: FIFO tickets so that a large partition is served in its turn.
-class HostBudget {
- public:
-  explicit HostBudget(uint64_t limit) : limit_(limit) {}
-  uint64_t limit() const { return limit_; }
-  void acquire(uint64_t bytes) {
-    std::unique_lock lock(mu_);
-    const uint64_t ticket = next_ticket_++;
-    cv_.wait(lock, [&] { return serving_ == ticket && (limit_ == 0 || used_ + bytes <= limit_); });
-    used_ += bytes;
-    peak_ = std::max(peak_, used_);
-    ++serving_;
-    cv_.notify_all();  // the next ticket may fit too
-  }
-  void release(uint64_t bytes) {
-    {
-      std::lock_guard lock(mu_);
-      used_ -= bytes;
-    }
-    cv_.notify_all();
-  }
-  uint64_t peak() const {
-    std::lock_guard lock(mu_);
-    return peak_;
-  }
-  std::string describe() const {
-    std::lock_guard lock(mu_);
-    return fmt::format("host budget: {} of {} bytes in use, {} waiting", used_, limit_ ? std::to_string(limit_) : "unlimited",
-                       next_ticket_ - serving_);
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  const uint64_t limit_;
-  uint64_t used_ = 0, peak_ = 0, next_ticket_ = 0, serving_ = 0;
-};
 
 // A counting resource whose units are numbered (the arena slots).
 class SlotPool {
@@ -260,7 +251,8 @@ struct EngineOf<E>::Impl {
   EngineConfig config;
   Clock::time_point start = Clock::now();
   std::vector<std::unique_ptr<BackendCtx>> backends;
-  HostBudget budget;
+  std::shared_ptr<HostBudget> budget_owner;
+  HostBudget& budget;
 
   mutable std::mutex q_mu;  // queue, job table, lifecycle flags
   std::condition_variable q_cv;
@@ -295,7 +287,11 @@ struct EngineOf<E>::Impl {
     return pvk;
   }
 
-  Impl(EngineConfig c) : config(std::move(c)), budget(config.host_mem_bytes) {}
+  Impl(EngineConfig c)
+      : config(std::move(c)),
+        budget_owner(config.shared_host_budget ? config.shared_host_budget
+                                               : std::make_shared<HostBudget>(config.host_mem_bytes)),
+        budget(*budget_owner) {}
 
   // RAII: a stage of a worker, timed into the stats and the trace.
   class Span {
@@ -743,7 +739,7 @@ typename EngineOf<E>::Handle EngineOf<E>::submit(Spec spec) {
   {
     std::lock_guard lock(e.q_mu);
     if (e.stopping) throw std::logic_error("engine: submit after shutdown");
-    job->id = e.next_job++;
+    job->id = e.config.job_ids ? e.config.job_ids->fetch_add(1) : e.next_job++;
     e.jobs[job->id] = job;
     for (std::size_t p = 0; p < n; ++p) e.queue.push_back({job, p});
   }

@@ -11,27 +11,29 @@
 
 namespace pp::gpu {
 
-struct CudaBackend::Resident {
+template <class E>
+struct CudaBackendOf<E>::Resident {
   // Declared before the prover so that the key outlives it (a streamed prover unpins the key's
   // host copy when it goes).
-  std::shared_ptr<const ProvingKey> key;
-  std::unique_ptr<Prover> prover;
+  std::shared_ptr<const Key> key;
+  std::unique_ptr<ProverOf<E>> prover;
   uint64_t domain = 0;
   std::atomic<int> in_flight{0};
-  std::shared_ptr<Arenas> arenas;  // the backend's count of allocated arena bytes
-  uint64_t arena_bytes = 0;        // this key's share of it
+  std::shared_ptr<CardLedger> ledger;  // the GPU's count of allocated arena bytes
+  uint64_t arena_bytes = 0;            // this key's share of it
 
   ~Resident() {
     prover.reset();  // frees the arena, then the count says so
-    if (arenas) arenas->used.fetch_sub(arena_bytes);
+    if (ledger) ledger->used.fetch_sub(arena_bytes);
   }
 };
 
 namespace {
 
+template <class E>
 struct GpuPrepared final : engine::Prepared {
-  std::shared_ptr<CudaBackend::Resident> res;  // keeps the key's prover alive while in flight
-  Prover::PartitionPtr part;
+  std::shared_ptr<typename CudaBackendOf<E>::Resident> res;  // keeps the key's prover alive while in flight
+  typename ProverOf<E>::PartitionPtr part;
   uint64_t job = 0;
   std::size_t partition = 0;
   ~GpuPrepared() override {
@@ -40,16 +42,24 @@ struct GpuPrepared final : engine::Prepared {
   }
 };
 
-GpuPrepared& as_gpu(engine::Prepared& p) {
-  auto* g = dynamic_cast<GpuPrepared*>(&p);
+template <class E>
+GpuPrepared<E>& as_gpu(engine::Prepared& p) {
+  auto* g = dynamic_cast<GpuPrepared<E>*>(&p);
   if (g == nullptr) throw engine::BackendError("CudaBackend: a partition prepared by another backend", false);
   return *g;
 }
-const GpuPrepared& as_gpu(const engine::Prepared& p) { return as_gpu(const_cast<engine::Prepared&>(p)); }
+template <class E>
+const GpuPrepared<E>& as_gpu(const engine::Prepared& p) {
+  return as_gpu<E>(const_cast<engine::Prepared&>(p));
+}
 
 }  // namespace
 
-CudaBackend::CudaBackend(const CudaBackendConfig& config) : config_(config), name_(fmt::format("gpu{}", config.device)) {
+template <class E>
+CudaBackendOf<E>::CudaBackendOf(const CudaBackendConfig& config)
+    : config_(config),
+      name_(config.name.empty() ? fmt::format("gpu{}", config.device) : config.name),
+      ledger_(config.ledger ? config.ledger : std::make_shared<CardLedger>()) {
   if (config_.gw < 1) throw std::invalid_argument(name_ + ": gw must be at least 1");
   const uint64_t card = card_ = device_memory(config_.device);
   if (card <= engine::kDefaultReserve) throw std::invalid_argument(name_ + ": the device reports no usable memory");
@@ -61,10 +71,12 @@ CudaBackend::CudaBackend(const CudaBackendConfig& config) : config_(config), nam
   capacity_ = config_.budget ? config_.budget : usable;
 }
 
-CudaBackend::~CudaBackend() = default;
+template <class E>
+CudaBackendOf<E>::~CudaBackendOf() = default;
 
+template <class E>
 template <class Fn>
-auto CudaBackend::guarded(const char* phase, Fn&& fn) -> decltype(fn()) {
+auto CudaBackendOf<E>::guarded(const char* phase, Fn&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const GpuError& e) {
@@ -75,8 +87,9 @@ auto CudaBackend::guarded(const char* phase, Fn&& fn) -> decltype(fn()) {
   }
 }
 
-std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_ptr<const ProvingKey>& key,
-                                                            const Densities& densities) {
+template <class E>
+std::shared_ptr<typename CudaBackendOf<E>::Resident> CudaBackendOf<E>::acquire(const std::shared_ptr<const Key>& key,
+                                                                               const Densities& densities) {
   auto find = [&]() -> std::shared_ptr<Resident> {
     std::lock_guard lock(mu_);
     for (auto it = keys_.begin(); it != keys_.end(); ++it) {
@@ -87,10 +100,10 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
     return nullptr;
   };
   if (auto r = find()) return r;
-  std::lock_guard load(load_mu_);
+  std::lock_guard load(ledger_->load);  // one key load at a time on this GPU, whichever curve
   if (auto r = find()) return r;  // another worker loaded it while this one waited
   for (;;) {
-    const uint64_t used = arenas_->used.load();  // evicted keys still in flight included
+    const uint64_t used = ledger_->used.load();  // evicted keys still in flight, the other curve's keys included
     const uint64_t room = capacity_ > used ? capacity_ - used : 0;
     try {
       if (room == 0) throw engine::PlanError(name_ + ": no device memory left for another key", 0, 1);
@@ -103,11 +116,11 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
       pc.calls = &calls_;
       auto r = std::make_shared<Resident>();
       r->key = key;
-      r->prover = std::make_unique<Prover>(*key, densities, pc);
+      r->prover = std::make_unique<ProverOf<E>>(*key, densities, pc);
       r->arena_bytes = r->prover->plan().arena_bytes;
-      r->arenas = arenas_;
-      const uint64_t now = arenas_->used.fetch_add(r->arena_bytes) + r->arena_bytes;
-      for (uint64_t peak = arenas_->peak.load(); now > peak && !arenas_->peak.compare_exchange_weak(peak, now);) {
+      r->ledger = ledger_;
+      const uint64_t now = ledger_->used.fetch_add(r->arena_bytes) + r->arena_bytes;
+      for (uint64_t peak = ledger_->peak.load(); now > peak && !ledger_->peak.compare_exchange_weak(peak, now);) {
       }
       r->domain = next_domain_.fetch_add(1);
       key_loads_.fetch_add(1);
@@ -138,9 +151,10 @@ std::shared_ptr<CudaBackend::Resident> CudaBackend::acquire(const std::shared_pt
   }
 }
 
-std::unique_ptr<engine::Prepared> CudaBackend::prepare(const engine::PartitionTask& task) {
+template <class E>
+std::unique_ptr<engine::Prepared> CudaBackendOf<E>::prepare(const Task& task) {
   if (task.witness == nullptr || !task.key) throw std::invalid_argument(name_ + ": a partition without key or witness");
-  auto g = std::make_unique<GpuPrepared>();
+  auto g = std::make_unique<GpuPrepared<E>>();
   g->res = guarded("key load", [&] { return acquire(task.key, task.witness->densities); });
   g->res->in_flight.fetch_add(1);
   g->job = task.job;
@@ -149,29 +163,33 @@ std::unique_ptr<engine::Prepared> CudaBackend::prepare(const engine::PartitionTa
   return g;
 }
 
-engine::SlotDomain CudaBackend::slot_domain(const engine::Prepared& p) const {
-  const Resident& r = *as_gpu(p).res;
+template <class E>
+engine::SlotDomain CudaBackendOf<E>::slot_domain(const engine::Prepared& p) const {
+  const Resident& r = *as_gpu<E>(p).res;
   const engine::MemoryPlan& plan = r.prover->plan();
   return {r.domain, plan.stage_slots, plan.msm_slots};
 }
 
-void CudaBackend::stage(engine::Prepared& p, int stage_slot, int msm_slot) {
-  GpuPrepared& g = as_gpu(p);
+template <class E>
+void CudaBackendOf<E>::stage(engine::Prepared& p, int stage_slot, int msm_slot) {
+  GpuPrepared<E>& g = as_gpu<E>(p);
   guarded("stage", [&] { g.res->prover->stage(*g.part, stage_slot, msm_slot); });
 }
 
-void CudaBackend::compute(engine::Prepared& p) {
-  GpuPrepared& g = as_gpu(p);
+template <class E>
+void CudaBackendOf<E>::compute(engine::Prepared& p) {
+  GpuPrepared<E>& g = as_gpu<E>(p);
   guarded("compute", [&] { g.res->prover->compute(*g.part); });
 }
 
-Proof CudaBackend::finish(engine::Prepared& p) {
-  GpuPrepared& g = as_gpu(p);
+template <class E>
+ProofOf<E> CudaBackendOf<E>::finish(engine::Prepared& p) {
+  GpuPrepared<E>& g = as_gpu<E>(p);
   GpuTimes t;
   const uint64_t every = config_.debug_corrupt_every;
   const bool corrupt = every != 0 && finished_.fetch_add(1) % every == every - 1;
   if (corrupt) corrupted_.fetch_add(1);
-  Proof proof = guarded("finish", [&] { return g.res->prover->finish(*g.part, &t, corrupt); });
+  ProofOf<E> proof = guarded("finish", [&] { return g.res->prover->finish(*g.part, &t, corrupt); });
   for (const GpuTimes::Span& s : t.spans) {
     engine::DeviceInterval iv;
     iv.queue = s.queue;
@@ -195,7 +213,8 @@ Proof CudaBackend::finish(engine::Prepared& p) {
   return proof;
 }
 
-bool CudaBackend::preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why) {
+template <class E>
+bool CudaBackendOf<E>::preload(const std::shared_ptr<const Key>& key, const Densities& densities, std::string* why) {
   try {
     guarded("key load", [&] { return acquire(key, densities); });
     return true;
@@ -205,7 +224,8 @@ bool CudaBackend::preload(const std::shared_ptr<const ProvingKey>& key, const De
   }
 }
 
-bool CudaBackend::evict(const ProvingKey* key) {
+template <class E>
+bool CudaBackendOf<E>::evict(const Key* key) {
   std::shared_ptr<Resident> gone;
   {
     std::lock_guard lock(mu_);
@@ -220,7 +240,8 @@ bool CudaBackend::evict(const ProvingKey* key) {
   return true;
 }
 
-std::vector<ResidentKey> CudaBackend::resident() const {
+template <class E>
+std::vector<ResidentKey> CudaBackendOf<E>::resident() const {
   std::lock_guard lock(mu_);
   std::vector<ResidentKey> out;
   for (const auto& r : keys_)
@@ -228,23 +249,30 @@ std::vector<ResidentKey> CudaBackend::resident() const {
   return out;
 }
 
-engine::DeviceMemory CudaBackend::memory() const {
-  return {card_, capacity_, arenas_->used.load(), arenas_->peak.load()};
+template <class E>
+engine::DeviceMemory CudaBackendOf<E>::memory() const {
+  return {card_, capacity_, ledger_->used.load(), ledger_->peak.load()};
 }
 
-bool CudaBackend::is_resident(const ProvingKey* key) const {
+template <class E>
+bool CudaBackendOf<E>::is_resident(const Key* key) const {
   std::lock_guard lock(mu_);
   return std::any_of(keys_.begin(), keys_.end(), [&](const auto& r) { return r->key.get() == key; });
 }
 
-GpuTimes CudaBackend::totals() const {
+template <class E>
+GpuTimes CudaBackendOf<E>::totals() const {
   std::lock_guard lock(mu_);
   return times_;
 }
 
-void CudaBackend::set_on_times(std::function<void(uint64_t, std::size_t, const GpuTimes&)> fn) {
+template <class E>
+void CudaBackendOf<E>::set_on_times(std::function<void(uint64_t, std::size_t, const GpuTimes&)> fn) {
   std::lock_guard lock(mu_);
   on_times_ = std::move(fn);
 }
+
+template class CudaBackendOf<Bls12_381>;
+template class CudaBackendOf<bn254::Bn254>;
 
 }  // namespace pp::gpu

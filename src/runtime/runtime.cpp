@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "proofpipe/engine/cpu_backend.hpp"
@@ -19,13 +20,48 @@
 namespace pp::runtime {
 
 struct Runtime::Impl {
+  using Bn = bn254::Bn254;
   Config config;
-  // The CPU backend proves when there is no GPU, and is the engine's CPU fallback either way.
+  // The CPU backends prove when there is no GPU, and are the engines' CPU fallback either way.
   std::unique_ptr<engine::CpuBackend> cpu;
+  std::unique_ptr<engine::CpuBackendOf<Bn>> cpu_bn;
 #if PROOFPIPE_HAS_CUDA
-  std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;
+  std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;          // one per GPU
+  std::vector<std::unique_ptr<gpu::CudaBackendOf<Bn>>> gpus_bn;  // the same GPUs, BN254 keys
 #endif
+  std::shared_ptr<engine::HostBudget> host_budget;
+  std::shared_ptr<std::atomic<uint64_t>> job_ids = std::make_shared<std::atomic<uint64_t>>(1);
   std::unique_ptr<engine::Engine> engine;
+  std::unique_ptr<engine::EngineOf<Bn>> engine_bn;
+
+  // The engine over curve E's backends: its GPUs', or its CPU backend when there is none.
+  template <class E, class Gpus>
+  std::unique_ptr<engine::EngineOf<E>> make_engine(engine::CpuBackendOf<E>* cpu_backend, const Gpus& gpu_backends) {
+    engine::EngineConfigOf<E> ec;
+    ec.interlock = config.interlock;
+    ec.shared_host_budget = host_budget;
+    ec.job_ids = job_ids;
+    ec.trace = config.trace;
+    ec.check_proofs = config.check_proofs;
+    ec.on_rejected = [](const std::string& where, uint64_t job, std::size_t partition) {
+      // A GPU's proof is proved again; the CPU prover's means the witness does not satisfy.
+      fmt::print(stderr, "proofpipe: warning: the proof of job {} partition {} made on {} did not verify{}\n", job,
+                 partition, where, where == "cpu" ? "" : "; it is proved again");
+    };
+    ec.fallback = config.cpu_fallback ? engine::Fallback::cpu : engine::Fallback::fail_job;
+    ec.cpu_prover = [cpu_backend](const engine::PartitionTaskOf<E>& t) { return cpu_backend->prove(t); };
+    std::vector<engine::BackendOf<E>*> backends;
+    for (auto& g : gpu_backends) backends.push_back(g.get());
+    if (backends.empty()) {
+      backends.push_back(cpu_backend);
+      ec.gw = 1;  // the CPU prover uses every core for one partition; more workers would only queue
+      ec.max_retries = 0;
+      ec.fallback = engine::Fallback::fail_job;  // proving again on the same CPU cannot help
+    } else {
+      ec.gw = config.gw;
+    }
+    return std::make_unique<engine::EngineOf<E>>(std::move(backends), std::move(ec));
+  }
 };
 
 Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
@@ -34,6 +70,7 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   if (config.gw < 1 || config.gw > 64) throw std::invalid_argument(fmt::format("gw is {} (1 .. 64)", config.gw));
   if (config.threads < 0) throw std::invalid_argument(fmt::format("threads is {} (0: every core)", config.threads));
   m.cpu = std::make_unique<engine::CpuBackend>("cpu", config.threads);
+  m.cpu_bn = std::make_unique<engine::CpuBackendOf<Impl::Bn>>("cpu", config.threads);
   std::vector<int> devices;
 #if PROOFPIPE_HAS_CUDA
   const int visible = gpu::device_count();
@@ -65,7 +102,10 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
     c.budget = config.device_budget;
     c.gw = config.gw;
     c.srs = config.srs;
+    c.ledger = std::make_shared<gpu::CardLedger>();  // the GPU's memory, shared by both curves' backends
     m.gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
+    c.name = fmt::format("gpu{}-bn254", d);
+    m.gpus_bn.push_back(std::make_unique<gpu::CudaBackendOf<Impl::Bn>>(c));
   }
 #else
   if (!config.all_gpus && !config.gpus.empty())
@@ -74,45 +114,39 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   if (devices.empty() && !config.cpu_fallback && (config.all_gpus || !config.gpus.empty()))
     throw std::invalid_argument("cpu_fallback is off but no GPU is visible to prove on: enable the CPU fallback");
 
-  engine::EngineConfig ec;
-  ec.interlock = config.interlock;
-  ec.host_mem_bytes = config.host_budget;
-  ec.trace = config.trace;
-  ec.check_proofs = config.check_proofs;
-  ec.on_rejected = [](const std::string& where, uint64_t job, std::size_t partition) {
-    // A GPU's proof is proved again; the CPU prover's means the witness does not satisfy.
-    fmt::print(stderr, "proofpipe: warning: the proof of job {} partition {} made on {} did not verify{}\n", job, partition,
-               where, where == "cpu" ? "" : "; it is proved again");
-  };
-  ec.fallback = config.cpu_fallback ? engine::Fallback::cpu : engine::Fallback::fail_job;
-  engine::CpuBackend* cpu = m.cpu.get();
-  ec.cpu_prover = [cpu](const engine::PartitionTask& t) { return cpu->prove(t); };
-  std::vector<engine::Backend*> backends;
+  m.host_budget = std::make_shared<engine::HostBudget>(config.host_budget);
 #if PROOFPIPE_HAS_CUDA
-  for (auto& g : m.gpus) backends.push_back(g.get());
+  m.engine = m.make_engine(m.cpu.get(), m.gpus);
+  m.engine_bn = m.make_engine(m.cpu_bn.get(), m.gpus_bn);
+#else
+  const std::vector<std::unique_ptr<engine::CpuBackend>> no_gpus;
+  const std::vector<std::unique_ptr<engine::CpuBackendOf<Impl::Bn>>> no_gpus_bn;
+  m.engine = m.make_engine(m.cpu.get(), no_gpus);
+  m.engine_bn = m.make_engine(m.cpu_bn.get(), no_gpus_bn);
 #endif
-  if (backends.empty()) {
-    backends.push_back(m.cpu.get());
-    ec.gw = 1;  // the CPU prover uses every core for one partition; more workers would only queue
-    ec.max_retries = 0;
-    ec.fallback = engine::Fallback::fail_job;  // proving again on the same CPU cannot help
-  } else {
-    ec.gw = config.gw;
-  }
-  m.engine = std::make_unique<engine::Engine>(std::move(backends), ec);
 }
 
 Runtime::~Runtime() {
-  try {
-    impl_->engine->shutdown(engine::Shutdown::cancel);
-  } catch (...) {
+  for (auto stop : {+[](Impl& m) { m.engine->shutdown(engine::Shutdown::cancel); },
+                    +[](Impl& m) { m.engine_bn->shutdown(engine::Shutdown::cancel); }}) {
+    try {
+      stop(*impl_);
+    } catch (...) {
+    }
   }
 }
 
 engine::JobHandle Runtime::submit(engine::JobSpec spec) { return impl_->engine->submit(std::move(spec)); }
-bool Runtime::cancel(uint64_t job) { return impl_->engine->cancel(job); }
-void Runtime::shutdown(engine::Shutdown how) { impl_->engine->shutdown(how); }
+engine::JobHandleOf<bn254::Bn254> Runtime::submit(engine::JobSpecOf<bn254::Bn254> spec) {
+  return impl_->engine_bn->submit(std::move(spec));
+}
+bool Runtime::cancel(uint64_t job) { return impl_->engine->cancel(job) || impl_->engine_bn->cancel(job); }
+void Runtime::shutdown(engine::Shutdown how) {
+  impl_->engine->shutdown(how);
+  impl_->engine_bn->shutdown(how);
+}
 engine::Engine& Runtime::engine() { return *impl_->engine; }
+engine::EngineOf<bn254::Bn254>& Runtime::engine_bn254() { return *impl_->engine_bn; }
 const Config& Runtime::config() const { return impl_->config; }
 
 int Runtime::gpu_count() const {
@@ -123,67 +157,140 @@ int Runtime::gpu_count() const {
 #endif
 }
 
-bool Runtime::preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why) {
+namespace {
+
+// Key residency over one curve's GPU backends (empty without CUDA).
+template <class Gpus, class Key>
+bool preload_on(Gpus& gpus, const std::shared_ptr<const Key>& key, const Densities& densities, std::string* why) {
   bool all = true;
-#if PROOFPIPE_HAS_CUDA
-  for (auto& g : impl_->gpus) {
+  for (auto& g : gpus) {
     std::string w;
     if (!g->preload(key, densities, &w)) {
       all = false;
       if (why) *why += (why->empty() ? "" : "; ") + w;
     }
   }
-#else
-  (void)key;
-  (void)densities;
-  (void)why;
-#endif
   return all;
 }
 
-int Runtime::evict(const ProvingKey* key) {
+template <class Gpus, class Key>
+int evict_on(Gpus& gpus, const Key* key) {
   int n = 0;
-#if PROOFPIPE_HAS_CUDA
-  for (auto& g : impl_->gpus) n += g->evict(key) ? 1 : 0;
-#else
-  (void)key;
-#endif
+  for (auto& g : gpus) n += g->evict(key) ? 1 : 0;
   return n;
 }
 
-std::vector<KeyResidency> Runtime::residency(const ProvingKey* key) const {
+template <class Gpus>
+std::vector<KeyResidency> residency_on(const Gpus& gpus, const void* key) {
   std::vector<KeyResidency> out;
-#if PROOFPIPE_HAS_CUDA
-  for (std::size_t i = 0; i < impl_->gpus.size(); ++i)
-    for (const gpu::ResidentKey& r : impl_->gpus[i]->resident())
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (const auto& r : gpus[i]->resident())
       if (r.key == key) out.push_back({int(i), r.srs, r.arena_bytes});
+  return out;
+}
+
+// The second engine's stats folded into the first's: counts summed, its backends listed after
+// the first's once it has had a job (a process that proves one curve sees one engine).
+void fold(engine::EngineStats& into, const engine::EngineStats& more) {
+  if (more.jobs_submitted == 0) return;
+  into.wall_s = std::max(into.wall_s, more.wall_s);
+  into.jobs_submitted += more.jobs_submitted;
+  into.jobs_done += more.jobs_done;
+  into.partitions_ok += more.partitions_ok;
+  into.partitions_failed += more.partitions_failed;
+  into.partitions_cancelled += more.partitions_cancelled;
+  into.cpu_fallbacks += more.cpu_fallbacks;
+  into.proofs_checked += more.proofs_checked;
+  into.proofs_rejected += more.proofs_rejected;
+  into.cpu_proofs_rejected += more.cpu_proofs_rejected;
+  into.check_ms += more.check_ms;
+  into.host_peak_bytes = std::max(into.host_peak_bytes, more.host_peak_bytes);  // one shared budget
+  into.backends.insert(into.backends.end(), more.backends.begin(), more.backends.end());
+}
+
+}  // namespace
+
+bool Runtime::preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why) {
+#if PROOFPIPE_HAS_CUDA
+  return preload_on(impl_->gpus, key, densities, why);
+#else
+  (void)key, (void)densities, (void)why;
+  return true;
+#endif
+}
+
+bool Runtime::preload(const std::shared_ptr<const bn254::ProvingKey>& key, const Densities& densities, std::string* why) {
+#if PROOFPIPE_HAS_CUDA
+  return preload_on(impl_->gpus_bn, key, densities, why);
+#else
+  (void)key, (void)densities, (void)why;
+  return true;
+#endif
+}
+
+int Runtime::evict(const ProvingKey* key) {
+#if PROOFPIPE_HAS_CUDA
+  return evict_on(impl_->gpus, key);
 #else
   (void)key;
+  return 0;
 #endif
-  return out;
+}
+
+int Runtime::evict(const bn254::ProvingKey* key) {
+#if PROOFPIPE_HAS_CUDA
+  return evict_on(impl_->gpus_bn, key);
+#else
+  (void)key;
+  return 0;
+#endif
+}
+
+std::vector<KeyResidency> Runtime::residency(const ProvingKey* key) const {
+#if PROOFPIPE_HAS_CUDA
+  return residency_on(impl_->gpus, key);
+#else
+  (void)key;
+  return {};
+#endif
+}
+
+std::vector<KeyResidency> Runtime::residency(const bn254::ProvingKey* key) const {
+#if PROOFPIPE_HAS_CUDA
+  return residency_on(impl_->gpus_bn, key);
+#else
+  (void)key;
+  return {};
+#endif
 }
 
 Stats Runtime::stats() const {
   const Impl& m = *impl_;
   Stats s;
   s.engine = m.engine->stats();
+  fold(s.engine, m.engine_bn->stats());
   s.gpus = gpu_count();
-  s.partitions_on_cpu = m.cpu->partitions();
+  s.partitions_on_cpu = m.cpu->partitions() + m.cpu_bn->partitions();
   s.times += m.cpu->totals();
+  s.times += m.cpu_bn->totals();
 #if PROOFPIPE_HAS_CUDA
-  for (const auto& g : m.gpus) {
-    s.key_loads += g->key_loads();
-    s.key_evictions += g->evictions();
-    s.devices.push_back({g->device(), g->memory(), uint32_t(g->resident().size()), 0, 0});
+  for (std::size_t i = 0; i < m.gpus.size(); ++i) {
+    const auto& g = *m.gpus[i];
+    const auto& gb = *m.gpus_bn[i];
+    s.key_loads += g.key_loads() + gb.key_loads();
+    s.key_evictions += g.evictions() + gb.evictions();
+    // One ledger per GPU: either backend's memory() is the card's.
+    s.devices.push_back({g.device(), g.memory(), uint32_t(g.resident().size() + gb.resident().size()), 0, 0});
     for (const engine::BackendStats& b : s.engine.backends)
-      if (b.name == g->name()) {
-        s.devices.back().proofs_checked = b.checked;
-        s.devices.back().proofs_rejected = b.rejected;
+      if (b.name == g.name() || b.name == gb.name()) {
+        s.devices.back().proofs_checked += b.checked;
+        s.devices.back().proofs_rejected += b.rejected;
       }
-    const gpu::GpuTimes t = g->totals();
-    static_cast<ProverStageTimes&>(s.times) += t;  // the stages both provers have
-    s.times.gpu_upload += t.upload;
-    s.times.gpu_compute += t.compute;
+    for (const gpu::GpuTimes& t : {g.totals(), gb.totals()}) {
+      static_cast<ProverStageTimes&>(s.times) += t;  // the stages both provers have
+      s.times.gpu_upload += t.upload;
+      s.times.gpu_compute += t.compute;
+    }
   }
 #endif
   return s;

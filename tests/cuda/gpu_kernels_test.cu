@@ -665,6 +665,86 @@ void bn254_prover_rows(int max_lg, uint64_t seed) {
   }
 }
 
+// Both curves' engines on one GPU, as the runtime runs them: a CudaBackend per curve sharing the
+// card's ledger, jobs of both in flight together; the proofs equal the CPU prover's and verify,
+// the ledger counts both keys' arenas (either backend reports the card's total) and is empty
+// once both keys are evicted.
+void two_curve_rows(uint64_t seed) {
+  const int lg = 12;
+  const Bn254Circuit bc = bn254_circuit(lg, seed);
+  auto bn_key = std::make_shared<const bn254::ProvingKey>(setup<bn254::Fr>(bc.r1cs, seed, {}, kSnarkjsConvention));
+  engine::JobSpecOf<bn254::Bn254> bn_spec;
+  bn_spec.key = bn_key;
+  for (int k = 0; k < 3; ++k)
+    bn_spec.witnesses.push_back(
+        std::make_shared<const bn254::Witness>(witness_from_assignment(bc.r1cs, std::span<const bn254::Fr>(bc.z))));
+  bn_spec.seed = seed + 1;
+  const std::vector<bn254::Fr> bn_publics(bc.z.begin() + 1, bc.z.begin() + 2);
+  SyntheticOptions o;
+  o.lg_constraints = lg;
+  o.seed = seed;
+  const R1cs r1cs = make_porep_like_r1cs(o);
+  auto bls_key = std::make_shared<const ProvingKey>(setup(r1cs, seed));
+  engine::JobSpec bls_spec;
+  bls_spec.key = bls_key;
+  std::vector<std::vector<Fr>> bls_publics;
+  for (uint64_t k = 0; k < 3; ++k) {
+    const std::vector<Fr> z = make_witness(r1cs, o, seed + 10 + k);
+    bls_spec.witnesses.push_back(std::make_shared<const Witness>(witness_from_assignment(r1cs, z)));
+    bls_publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
+  }
+  bls_spec.seed = seed + 2;
+  const auto t0 = std::chrono::steady_clock::now();
+  gpu::CudaBackendConfig cfg;
+  cfg.ledger = std::make_shared<gpu::CardLedger>();
+  gpu::CudaBackend bls_dev(cfg);
+  cfg.name = "gpu-bn254";
+  gpu::CudaBackendOf<bn254::Bn254> bn_dev(cfg);
+  engine::EngineConfig ec;
+  ec.fallback = engine::Fallback::fail_job;
+  ec.max_retries = 0;
+  engine::EngineConfigOf<bn254::Bn254> bec;
+  bec.fallback = engine::Fallback::fail_job;
+  bec.max_retries = 0;
+  engine::Engine bls_engine({&bls_dev}, ec);
+  engine::EngineOf<bn254::Bn254> bn_engine({&bn_dev}, bec);
+  const auto h_bls = bls_engine.submit(bls_spec);
+  const auto h_bn = bn_engine.submit(bn_spec);
+  const auto r_bls = h_bls.wait();
+  const auto r_bn = h_bn.wait();
+  bool ok = r_bls.status == engine::JobStatus::ok && r_bn.status == engine::JobStatus::ok;
+  if (!ok) std::printf("  BLS12-381: %s; BN254: %s\n", r_bls.error.c_str(), r_bn.error.c_str());
+  if (ok) {
+    std::vector<Witness> bw;
+    for (const auto& w : bls_spec.witnesses) bw.push_back(*w);
+    const std::vector<Proof> want_bls = prove(*bls_key, bw, bls_spec.seed);
+    std::vector<bn254::Witness> nw;
+    for (const auto& w : bn_spec.witnesses) nw.push_back(*w);
+    const std::vector<bn254::Proof> want_bn = prove(*bn_key, nw, bn_spec.seed);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const bool same_bls = r_bls.proofs[i].to_bytes() == want_bls[i].to_bytes();
+      const bool same_bn = r_bn.proofs[i].a == want_bn[i].a && r_bn.proofs[i].b == want_bn[i].b && r_bn.proofs[i].c == want_bn[i].c;
+      if (!same_bls || !same_bn) std::printf("  proof %zu differs from the CPU's:%s%s\n", i, same_bls ? "" : " BLS12-381", same_bn ? "" : " BN254");
+      ok = ok && same_bls && same_bn && verify(bls_key->vk, bls_publics[i], r_bls.proofs[i]) &&
+           verify(bn_key->vk, bn_publics, r_bn.proofs[i]);
+    }
+  }
+  const uint64_t both = bls_dev.resident().empty() || bn_dev.resident().empty()
+                            ? 0
+                            : bls_dev.resident()[0].arena_bytes + bn_dev.resident()[0].arena_bytes;
+  const bool one_ledger = both > 0 && cfg.ledger->used.load() == both && bls_dev.memory().used == both &&
+                          bn_dev.memory().used == both;
+  if (!one_ledger)
+    std::printf("  ledger %llu bytes, arenas %llu, backends report %llu and %llu\n",
+                static_cast<unsigned long long>(cfg.ledger->used.load()), static_cast<unsigned long long>(both),
+                static_cast<unsigned long long>(bls_dev.memory().used), static_cast<unsigned long long>(bn_dev.memory().used));
+  const bool freed = bls_dev.evict(bls_key.get()) && bn_dev.evict(bn_key.get()) && cfg.ledger->used.load() == 0;
+  bls_engine.shutdown(engine::Shutdown::drain);
+  bn_engine.shutdown(engine::Shutdown::drain);
+  row("engines of both curves on one GPU: 2x3 proofs == CPU, verify", "2^12", ok, ms_since(t0));
+  row("  one ledger counts both keys' arenas; evicting both empties it", "2^12", one_ledger && freed, 0);
+}
+
 int run(int argc, char** argv) {
   uint64_t seed = 0x6b65726e656c7321ULL;  // "kernels!"
   int max_ntt = 24, max_msm = 20, max_g2 = 18, max_prover = 18, device = 0;
@@ -690,6 +770,7 @@ int run(int argc, char** argv) {
   planner_rows();
   prover_rows(max_prover, seed + 300);
   bn254_prover_rows(max_prover, seed + 700);
+  two_curve_rows(seed + 800);
   ntt_rows(max_ntt, seed);
   ntt_rows_of<bn254::Fr>("BN254 ", max_ntt, seed + 500, bn254::Domain::kSnarkjsGenerator);
   msm_rows<G1Curve>("G1", max_msm, seed + 100);

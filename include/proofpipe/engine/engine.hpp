@@ -24,6 +24,7 @@
 // partition ends proved, failed or cancelled; every job ends.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -47,6 +48,25 @@ class HostBudgetError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A host-memory budget in bytes, FIFO: partitions acquire their bytes in the order they asked,
+// so that a large one is served in its turn. An engine makes its own from host_mem_bytes;
+// engines that must share one (a runtime's two curves) are given the same one.
+class HostBudget {
+ public:
+  explicit HostBudget(uint64_t limit) : limit_(limit) {}  // 0: unlimited
+  uint64_t limit() const { return limit_; }
+  void acquire(uint64_t bytes);
+  void release(uint64_t bytes);
+  uint64_t peak() const;
+  std::string describe() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  const uint64_t limit_;
+  uint64_t used_ = 0, peak_ = 0, next_ticket_ = 0, serving_ = 0;
+};
+
 enum class Interlock { single, two };
 enum class Fallback { cpu, fail_job };
 enum class Shutdown { drain, cancel };
@@ -57,6 +77,11 @@ struct EngineConfigOf {
   int gw = 2;                    // workers per backend, 1 .. 64
   Interlock interlock = Interlock::two;
   uint64_t host_mem_bytes = 0;   // host budget for partitions in flight; 0: unlimited
+  // A budget shared with other engines (then host_mem_bytes is unused); null: the engine's own.
+  std::shared_ptr<HostBudget> shared_host_budget;
+  // The source of job ids shared with other engines, so that no two of their jobs have the same
+  // id (a runtime's cancel(id) reaches either); null: the engine's own count from 1.
+  std::shared_ptr<std::atomic<uint64_t>> job_ids;
   int max_retries = 2;           // extra attempts on the backend for retryable errors
   Fallback fallback = Fallback::cpu;
   bool trace = true;             // record every stage (for write_chrome_trace / timeline)

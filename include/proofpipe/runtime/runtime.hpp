@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// The one proving engine of a process, as every entry point reaches it (the C API and through it
+// The proving engines of a process, as every entry point reaches them (the C API and through it
 // the CLI and the SupraSeal drop-in; later the daemon): engine::Engine over one CudaBackend per
 // chosen GPU (every visible GPU by default), gw workers each, the two tokens, retries and the CPU
 // fallback — or, without a GPU, over the CPU backend. Keys stay resident on the GPUs that proved
 // them (one device copy per key per GPU, planned by the memory planner) until evict().
+//
+// BN254 keys (snarkjs bn128) go to a second engine of the same template over the same GPUs: each
+// GPU has one backend per curve and one ledger of its memory (gpu::CardLedger), so the two
+// curves' resident keys together stay within the GPU's budget. The two engines share the host
+// budget and the job ids (cancel(id) reaches either).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +56,7 @@ struct GpuInfo {
 };
 
 struct Stats {
-  engine::EngineStats engine;
+  engine::EngineStats engine;  // both curves' engines: counts summed; BN254's backends after, once it had a job
   int gpus = 0;
   std::vector<GpuInfo> devices;  // one per GPU, in the engine's order
   uint64_t key_loads = 0;      // SRS uploads (or pinnings, when streamed), all GPUs
@@ -70,19 +75,24 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   engine::JobHandle submit(engine::JobSpec spec);
-  bool cancel(uint64_t job);
+  engine::JobHandleOf<bn254::Bn254> submit(engine::JobSpecOf<bn254::Bn254> spec);
+  bool cancel(uint64_t job);  // a job of either curve
   void shutdown(engine::Shutdown how);
 
   // Loads `key` onto every GPU now; false (why in *why) if some GPU could not take it.
   bool preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why = nullptr);
+  bool preload(const std::shared_ptr<const bn254::ProvingKey>& key, const Densities& densities, std::string* why = nullptr);
   // Drops every GPU's copy of `key` (freed once its partitions in flight end); the count dropped.
   int evict(const ProvingKey* key);
+  int evict(const bn254::ProvingKey* key);
   std::vector<KeyResidency> residency(const ProvingKey* key) const;
+  std::vector<KeyResidency> residency(const bn254::ProvingKey* key) const;
 
   Stats stats() const;
   int gpu_count() const;
   const Config& config() const;
   engine::Engine& engine();
+  engine::EngineOf<bn254::Bn254>& engine_bn254();
 
   struct Impl;
 
