@@ -5,6 +5,8 @@
 // batches and unsatisfied witnesses rejected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -212,6 +214,67 @@ TEST(Bn254Groth16, UnsatisfiedWitnessesAreRejected) {
   a[2] += Fr::one();
   w.a = std::move(a);
   EXPECT_THROW(prove(pk, std::vector<bn254::Witness>{w}, 1), WitnessError);
+}
+
+}  // namespace
+}  // namespace pp::test
+
+namespace pp::test {
+namespace {
+
+// A point on BN254's twist outside the order-r subgroup (the twist's cofactor is large).
+bn254::G2Affine g2_off_subgroup() {
+  for (uint64_t i = 1;; ++i) {
+    bn254::G2Affine p;
+    p.x = bn254::Fp2{bn254::Fp::from_u64(i), bn254::Fp::zero()};
+    if (sqrt(p.y, p.x.sqr() * p.x + bn254::G2Curve::b) && !is_in_subgroup(p)) return p;
+  }
+}
+
+// Ethereum's byte form: A, B, C uncompressed big-endian, B's coordinates c1 first (EIP-197).
+TEST(Bn254ProofBytes, EthereumLayoutRoundTripAndRejections) {
+  const Circuit c = make_circuit({1, 8, 3}, kSeed + 40);
+  const bn254::ProvingKey pk = setup(c.r1cs, kSeed + 41, {}, kSnarkjsConvention);
+  const bn254::Proof p = prove(pk, std::vector<bn254::Witness>{witness_from_assignment(c.r1cs, c.z)}, kSeed + 42)[0];
+  const auto bytes = p.to_bytes();
+  static_assert(bn254::Proof::kBytes == 256);
+  // The layout, coordinate by coordinate.
+  uint8_t want[32];
+  p.a.y.to_bytes_be(want);
+  EXPECT_TRUE(std::equal(want, want + 32, bytes.begin() + 32)) << "A.y at 32";
+  p.b.x.c1.to_bytes_be(want);
+  EXPECT_TRUE(std::equal(want, want + 32, bytes.begin() + 64)) << "B.x.c1 at 64";
+  p.b.y.c0.to_bytes_be(want);
+  EXPECT_TRUE(std::equal(want, want + 32, bytes.begin() + 160)) << "B.y.c0 at 160";
+  p.c.x.to_bytes_be(want);
+  EXPECT_TRUE(std::equal(want, want + 32, bytes.begin() + 192)) << "C.x at 192";
+  const bn254::Proof back = bn254::Proof::from_bytes(bytes);
+  EXPECT_TRUE(back.a == p.a && back.b == p.b && back.c == p.c);
+  EXPECT_TRUE(verify(pk.vk, c.publics, back));
+
+  auto rejects = [&](std::array<uint8_t, 256> b, const std::string& reason) {
+    try {
+      (void)bn254::Proof::from_bytes(b);
+      ADD_FAILURE() << "accepted; expected: " << reason;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  auto b = bytes;
+  std::fill(b.begin(), b.begin() + 32, 0xff);  // A.x >= p
+  rejects(b, "proof.a: a coordinate is not below");
+  b = bytes;
+  b[255] ^= 1;  // C.y changed: off the curve
+  rejects(b, "proof.c: not on the curve");
+  b = bytes;
+  std::fill(b.begin(), b.begin() + 64, 0);  // A = infinity
+  rejects(b, "proof.a: point at infinity");
+  b = bytes;
+  bn254::Proof q = p;
+  q.b = g2_off_subgroup();
+  const auto off = q.to_bytes();
+  std::copy(off.begin() + 64, off.begin() + 192, b.begin() + 64);
+  rejects(b, "proof.b: not in the prime-order subgroup");
 }
 
 }  // namespace

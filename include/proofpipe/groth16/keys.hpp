@@ -81,6 +81,22 @@ struct ProofOf<Bls12_381> {
 };
 using Proof = ProofOf<Bls12_381>;
 
+// BN254's proofs have Ethereum's byte form: A, B, C uncompressed, every coordinate a 32-byte
+// big-endian integer, in the order A.x, A.y, B.x.c1, B.x.c0, B.y.c1, B.y.c0, C.x, C.y — the
+// pairing precompile's (EIP-197) order, in which snarkjs's Solidity verifier takes a, b, c.
+template <>
+struct ProofOf<bn254::Bn254> {
+  bn254::G1Affine a;
+  bn254::G2Affine b;
+  bn254::G1Affine c;
+
+  static constexpr std::size_t kBytes = 256;
+  std::array<uint8_t, kBytes> to_bytes() const;
+  // Throws std::invalid_argument with the failing element and reason (a coordinate not below p,
+  // a point off the curve or outside the prime-order subgroup, the point at infinity).
+  static ProofOf from_bytes(std::span<const uint8_t, kBytes> bytes);
+};
+
 namespace bn254 {
 using VerifyingKey = VerifyingKeyOf<Bn254>;
 using ProvingKey = ProvingKeyOf<Bn254>;
