@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* proofpipe's C API: Groth16 proofs over BLS12-381 for FFI callers (C, Rust, Go). Design: docs/C-API.md. */
+/* proofpipe's C API: Groth16 proofs over BLS12-381 and BN254 for FFI callers (C, Rust, Go). Design: docs/C-API.md. */
 #ifndef PROOFPIPE_PROOFPIPE_H
 #define PROOFPIPE_PROOFPIPE_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 6
+#define PP_VERSION_MINOR 7
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -25,6 +25,10 @@ extern "C" {
 /* ----- constants ------------------------------------------------------------------------- */
 
 #define PP_PROOF_BYTES 192 /* bellperson Proof::write: A (G1 compressed 48) | B (G2, 96) | C (G1, 48) */
+/* A BN254 key's proof: A, B, C uncompressed, every coordinate a 32-byte big-endian integer, in the
+ * order A.x, A.y, B.x.c1, B.x.c0, B.y.c1, B.y.c0, C.x, C.y: Ethereum's pairing precompile (EIP-197)
+ * order, in which snarkjs's Solidity verifier takes a, b, c. */
+#define PP_PROOF_BYTES_BN254 256
 #define PP_FR_BYTES 32     /* one Fr scalar: 4 little-endian u64 limbs (see "Scalars" below) */
 #define PP_MAX_GPUS 16
 #define PP_ERROR_MESSAGE_BYTES 1024
@@ -60,16 +64,22 @@ PP_API const char* pp_status_name(pp_status status);
 /* PP_VERSION of the library that was loaded. */
 PP_API uint32_t pp_version(void);
 
-/* ----- scalars ---------------------------------------------------------------------------
- * Every Fr scalar that crosses this API is PP_FR_BYTES bytes: the Montgomery form x*2^256 mod r
- * as 4 little-endian 64-bit limbs, least significant first, fully reduced (< r) — the memory
- * layout of blstrs::Scalar / blst_fr, i.e. what bellperson's ProvingAssignment holds. Values
- * >= r are rejected (PP_ERR_INVALID_ARGUMENT naming the array and index). */
+/* ----- curves and scalars -------------------------------------------------------------------
+ * A key is over one curve (pp_key_info.curve): BLS12-381 (bellperson .params, snarkjs bls12381
+ * .zkey) or BN254 (snarkjs bn128 .zkey). Every scalar that crosses this API is PP_FR_BYTES bytes
+ * of the key's scalar field r: the Montgomery form x*2^256 mod r as 4 little-endian 64-bit limbs,
+ * least significant first, fully reduced (< r) — for BLS12-381 the memory layout of
+ * blstrs::Scalar / blst_fr, i.e. what bellperson's ProvingAssignment holds. Values >= r are
+ * rejected (PP_ERR_INVALID_ARGUMENT naming the array and index). */
+typedef enum pp_curve { PP_CURVE_BLS12_381 = 0, PP_CURVE_BN254 = 1 } pp_curve;
 
-/* Converts n canonical little-endian 32-byte scalars (the .wtns / .ppw encoding) to the
+/* Converts n canonical little-endian 32-byte BLS12-381 scalars (the .wtns / .ppw encoding) to the
  * Montgomery form above; `in` and `out` may be the same buffer. */
 PP_API pp_status pp_fr_from_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
 PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
+/* The same for either curve's scalar field (PP_ERR_INVALID_ARGUMENT for an unknown curve). */
+PP_API pp_status pp_curve_fr_from_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
+PP_API pp_status pp_curve_fr_to_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err);
 
 /* ----- engine ----------------------------------------------------------------------------
  * The engine is the prover of the process: the pipelined engine (docs/ENGINE.md) over every
@@ -154,9 +164,11 @@ PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index,
 
 /* ----- proving key -----------------------------------------------------------------------
  * A bellperson `.params` file (Groth16 Parameters, uncompressed points; or a proofpipe key
- * cache), or a snarkjs `.zkey` (Groth16, curve bls12381), told apart by the file's first bytes
- * (a .zkey starts with "zkey"). A .zkey key proves PP_INPUT_WTNS inputs in snarkjs's convention
- * (its proofs verify under snarkjs's verification_key.json); a .params key every other kind.
+ * cache), or a snarkjs `.zkey` (Groth16, curve bls12381 or bn128), told apart by the file's first
+ * bytes (a .zkey starts with "zkey"). A .zkey key proves PP_INPUT_WTNS inputs in snarkjs's
+ * convention (its proofs verify under snarkjs's verification_key.json); a .params key every other
+ * kind. A bn128 .zkey is a BN254 key: its proofs are PP_PROOF_BYTES_BN254 bytes each, its scalars
+ * BN254's (pp_curve_fr_from_canonical), and it proves on the same engine and GPUs.
  * The VK points are always subgroup-checked; the query points too with subgroup_check = 1
  * (slower; for keys that do not come from a trusted file). Handles are reference-counted: pp_key_load returns a
  * handle with count 1, pp_key_retain adds one, pp_key_release drops one and frees the key at 0.
@@ -179,6 +191,8 @@ typedef struct pp_key_info {
   int device_resident;  /* 1 while some GPU holds a copy of the key (0: host only) */
   uint64_t evictions;   /* pp_key_evict calls so far */
   uint32_t device_copies; /* GPUs holding a copy (of every engine that proved with the key) */
+  uint32_t curve;         /* pp_curve: the key's curve */
+  uint32_t proof_bytes;   /* bytes of one proof of this key: PP_PROOF_BYTES or PP_PROOF_BYTES_BN254 */
 } pp_key_info;
 
 PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* err);
@@ -261,7 +275,8 @@ typedef struct pp_input {
 } pp_input;
 
 /* ----- proving -----------------------------------------------------------------------------
- * Proves num_inputs partitions for `key` and writes num_inputs * PP_PROOF_BYTES bytes to
+ * Proves num_inputs partitions for `key` and writes num_inputs * proof bytes (the key's
+ * pp_key_info.proof_bytes: PP_PROOF_BYTES, or PP_PROOF_BYTES_BN254 for a BN254 key) to
  * `proofs`, in input order. *proofs_size: in, the capacity of `proofs`; out, the bytes written,
  * or the bytes needed with PP_ERR_BUFFER_TOO_SMALL (checked before any work is done).
  *
@@ -332,7 +347,7 @@ PP_API pp_status pp_cancel(pp_pending* pending, pp_error* err);
 PP_API void pp_pending_free(pp_pending* pending);
 
 /* ----- verifying ---------------------------------------------------------------------------
- * Checks one proof (PP_PROOF_BYTES bytes) against the key's verifying key and the public
+ * Checks one proof (the key's proof_bytes) against the key's verifying key and the public
  * inputs (num_public scalars, Montgomery form, WITHOUT the leading 1: input[1..] of the
  * assignment). *valid = 1 for a valid proof, 0 for an invalid one (including a proof whose
  * points do not decode); the status is PP_OK in both cases. */

@@ -19,6 +19,7 @@
 #include <span>
 
 #include "proofpipe/core/big_vector.hpp"
+#include "proofpipe/core/lowest_failing.hpp"
 #include "proofpipe/io/r1cs_file.hpp"
 #include "proofpipe/io/snarkjs.hpp"
 #include "proofpipe/io/witness.hpp"
@@ -36,37 +37,23 @@ void store_u64_le(uint8_t* p, uint64_t v) {
 }
 
 // A Montgomery-form scalar as it crosses the API (4 LE limbs, < r).
-bool load_montgomery(Fr& out, const uint8_t* bytes) {
-  Fr x;
+template <class F>
+bool load_montgomery(F& out, const uint8_t* bytes) {
+  static_assert(sizeof(F) == PP_FR_BYTES);
+  F x;
   for (int i = 0; i < 4; ++i) x.l[i] = load_u64_le(bytes + 8 * i);
   if (!x.is_reduced()) return false;
   out = x;
   return true;
 }
-void store_montgomery(uint8_t* bytes, const Fr& x) {
+template <class F>
+void store_montgomery(uint8_t* bytes, const F& x) {
   for (int i = 0; i < 4; ++i) store_u64_le(bytes + 8 * i, x.l[i]);
 }
-
-// The index of the first scalar among n at `bytes` whose limbs are not below r (n if none),
-// checked on every core; each scalar is also handed to `keep` (index, value) when it is in range.
-template <class Keep>
-std::size_t first_unreduced(const uint8_t* bytes, std::size_t n, Keep&& keep) {
-  std::atomic<std::size_t> first_bad{n};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      Fr x;
-      if (load_montgomery(x, bytes + i * PP_FR_BYTES)) {
-        keep(i, x);
-        continue;
-      }
-      std::size_t seen = first_bad.load();
-      while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-      }
-      return;
-    }
-  });
-  return first_bad.load();
-}
+template bool load_montgomery(Fr&, const uint8_t*);
+template bool load_montgomery(bn254::Fr&, const uint8_t*);
+template void store_montgomery(uint8_t*, const Fr&);
+template void store_montgomery(uint8_t*, const bn254::Fr&);
 
 [[noreturn]] void throw_unreduced(const std::string& what, std::size_t bad) {
   throw ApiError(PP_ERR_INVALID_ARGUMENT, what + "[" + std::to_string(bad) + "] is not a reduced scalar (limbs >= r)");
@@ -74,11 +61,19 @@ std::size_t first_unreduced(const uint8_t* bytes, std::size_t n, Keep&& keep) {
 
 // Copies and range-checks n caller scalars on every core (a 2^27 partition's a, b, c are 12 GiB);
 // the first bad index is reported.
-std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
-  std::vector<Fr> out = big_vector<Fr>(n);
-  if (const std::size_t bad = first_unreduced(bytes, n, [&](std::size_t i, const Fr& x) { out[i] = x; }); bad < n)
-    throw_unreduced(what, bad);
+template <class F>
+std::vector<F> load_scalars_of(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  std::vector<F> out = big_vector<F>(n);
+  const uint64_t bad =
+      lowest_failing(n, 1 << 14, [&](uint64_t i) { return load_montgomery(out[i], bytes + i * PP_FR_BYTES); });
+  if (bad != kNoneFailed) throw_unreduced(what, std::size_t(bad));
   return out;
+}
+template std::vector<Fr> load_scalars_of(const uint8_t*, std::size_t, const std::string&);
+template std::vector<bn254::Fr> load_scalars_of(const uint8_t*, std::size_t, const std::string&);
+
+std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what) {
+  return load_scalars_of<Fr>(bytes, n, what);
 }
 
 // The caller's scalars as they lie when their layout is pp's (little-endian limbs, Fr's
@@ -245,11 +240,11 @@ void check_kind(int kind, const KeyImpl& key, const std::string& where) {
   if (kind < PP_INPUT_ASSIGNMENT || kind > PP_INPUT_WTNS)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, where + ".kind is " + std::to_string(kind) +
                                                 " (PP_INPUT_ASSIGNMENT, PP_INPUT_PPW, PP_INPUT_R1CS_WTNS or PP_INPUT_WTNS)");
-  if (key.zkey && kind != PP_INPUT_WTNS)
+  if ((key.zkey || key.zkey_bn254) && kind != PP_INPUT_WTNS)
     throw ApiError(PP_ERR_INVALID_ARGUMENT,
                    where + ".kind is " + kind_name(kind) +
                        " but the key was loaded from a snarkjs .zkey, which proves PP_INPUT_WTNS inputs");
-  if (!key.zkey && kind == PP_INPUT_WTNS)
+  if (!key.zkey && !key.zkey_bn254 && kind == PP_INPUT_WTNS)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, where +
                                                 ".kind is PP_INPUT_WTNS, which needs a key loaded from a snarkjs .zkey "
                                                 "(this key is a bellperson .params)");
@@ -316,15 +311,65 @@ Densities densities_of_input(const pp_input& in, const KeyImpl& key) {
 }
 
 // A uniformly random scalar from the operating system (std::random_device reads getrandom /
-// /dev/urandom on Linux): 255 random bits, rejected when >= r (about 1 draw in 10).
-Fr os_random_scalar(std::random_device& rd) {
+// /dev/urandom on Linux): bits up to r's length, rejected when >= r (BLS12-381: 255 bits, about
+// 1 draw in 10 rejected; BN254: 254 bits, about 1 in 4).
+template <class F>
+F os_random_scalar(std::random_device& rd) {
+  constexpr int kTopBits = F::BITS - 192;  // bits of r's top limb
   for (;;) {
     uint64_t limbs[4];
     for (uint64_t& w : limbs) w = (uint64_t(rd()) << 32) | uint64_t(rd());
-    limbs[3] >>= 1;
-    Fr x;
-    if (Fr::from_canonical(x, limbs)) return x;
+    limbs[3] >>= 64 - kTopBits;
+    F x;
+    if (F::from_canonical(x, limbs)) return x;
   }
+}
+
+// Randomisers r, s for n partitions: seeded (tests, reproducible runs), from the operating system,
+// or the caller's per input (both or neither; Montgomery form, reduced).
+template <class F>
+std::vector<RandomizersOf<F>> request_randomizers(const pp_input* inputs, std::size_t n, const uint64_t* seed) {
+  std::vector<RandomizersOf<F>> out;
+  if (seed) {
+    out = randomizers_from_seed<F>(*seed, n);
+  } else {
+    std::random_device rd;
+    out.resize(n);
+    for (RandomizersOf<F>& rs : out) {
+      rs.r = os_random_scalar<F>(rd);
+      rs.s = os_random_scalar<F>(rd);
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    if ((in.r == nullptr) != (in.s == nullptr))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": give both r and s or neither");
+    if (!in.r) continue;
+    if (!load_montgomery(out[k].r, in.r) || !load_montgomery(out[k].s, in.s))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": r or s is not a reduced Montgomery-form scalar");
+  }
+  return out;
+}
+
+// A BN254 key's request: every input a bn128 .wtns (file or bytes), its witness computed now from
+// the key's coefficients (as a BLS12-381 .zkey key's are).
+Request copy_bn254_request(const KeyImpl& key, const pp_input* inputs, std::size_t n, const uint64_t* seed) {
+  Request req;
+  for (std::size_t k = 0; k < n; ++k) {
+    const pp_input& in = inputs[k];
+    int kind;
+    std::memcpy(&kind, &in.kind, sizeof kind);
+    const std::string where = input_name(k);
+    check_kind(kind, key, where);
+    const Source src = source(in.wtns, where + ".wtns");
+    req.bn254_witnesses.push_back(as_witness_error(where, [&] {
+      const std::vector<bn254::Fr> z =
+          src.is_file ? read_wtns<bn254::Fr>(src.path) : parse_wtns<bn254::Fr>(src.bytes, src.path);
+      return std::make_shared<const bn254::Witness>(witness_from_zkey(*key.zkey_bn254, z, key.zkey_densities));
+    }));
+  }
+  req.bn254_randomizers = request_randomizers<bn254::Fr>(inputs, n, seed);
+  return req;
 }
 
 // The cheap checks of a .ppw file against the key, so that start reports them: the header, the
@@ -347,6 +392,7 @@ void check_ppw_file(const std::string& path, const ProvingKey& pk, const std::st
 Request copy_request(const KeyImpl& key, const pp_input* inputs, std::size_t n, const uint64_t* seed, int borrow) {
   if (n == 0) throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs is 0");
   require(inputs, "inputs");
+  if (key.curve == PP_CURVE_BN254) return copy_bn254_request(key, inputs, n, seed);
   Request req;
   req.inputs.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -365,24 +411,7 @@ Request copy_request(const KeyImpl& key, const pp_input* inputs, std::size_t n, 
       req.inputs[k].witness = std::make_shared<const Witness>(witness_from_input(in, k, key));
     }
   }
-  if (seed) {
-    req.randomizers = randomizers_from_seed(*seed, n);
-  } else {
-    std::random_device rd;
-    req.randomizers.resize(n);
-    for (Randomizers& rs : req.randomizers) {
-      rs.r = os_random_scalar(rd);
-      rs.s = os_random_scalar(rd);
-    }
-  }
-  for (std::size_t k = 0; k < n; ++k) {
-    const pp_input& in = inputs[k];
-    if ((in.r == nullptr) != (in.s == nullptr))
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": give both r and s or neither");
-    if (!in.r) continue;
-    if (!load_montgomery(req.randomizers[k].r, in.r) || !load_montgomery(req.randomizers[k].s, in.s))
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, input_name(k) + ": r or s is not a reduced Montgomery-form scalar");
-  }
+  req.randomizers = request_randomizers<Fr>(inputs, n, seed);
   return req;
 }
 

@@ -17,10 +17,15 @@ namespace pp::capi {
 // Little-endian u64 loads and stores (scalars cross the API as 4 LE limbs).
 uint64_t load_u64_le(const uint8_t* p);
 void store_u64_le(uint8_t* p, uint64_t v);
-// A Montgomery-form scalar as it crosses the API (4 LE limbs, < r): false when the limbs are >= r.
-bool load_montgomery(Fr& out, const uint8_t* bytes);
-void store_montgomery(uint8_t* bytes, const Fr& x);
+// A Montgomery-form scalar of either curve's field as it crosses the API (4 LE limbs, < r):
+// false when the limbs are >= r. Instantiated for Fr and bn254::Fr.
+template <class F>
+bool load_montgomery(F& out, const uint8_t* bytes);
+template <class F>
+void store_montgomery(uint8_t* bytes, const F& x);
 // Copies and range-checks n caller scalars on every core; ApiError names the first bad index.
+template <class F>
+std::vector<F> load_scalars_of(const uint8_t* bytes, std::size_t n, const std::string& what);
 std::vector<Fr> load_scalars(const uint8_t* bytes, std::size_t n, const std::string& what);
 // The ApiError (PP_ERR_INVALID_ARGUMENT) of a caller scalar what[bad] that is not below r.
 [[noreturn]] void throw_unreduced(const std::string& what, std::size_t bad);
@@ -70,6 +75,10 @@ struct PendingInput {
 struct Request {
   std::vector<PendingInput> inputs;
   std::vector<Randomizers> randomizers;
+  // A BN254 key's request (PP_INPUT_WTNS inputs of a bn128 .zkey): each input's witness, computed
+  // at start from its .wtns and the key's coefficients, and its r, s; `inputs` is then empty.
+  std::vector<std::shared_ptr<const bn254::Witness>> bn254_witnesses;
+  std::vector<bn254::Randomizers> bn254_randomizers;
   int backend = -1;  // the engine backend every partition runs on (pp_prove_options.gpu); -1: any
 };
 

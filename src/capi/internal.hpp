@@ -34,13 +34,19 @@ struct EngineImpl {
 };
 
 struct KeyImpl {
+  // A BLS12-381 key (pk, pvk set) or a BN254 key (pk_bn254, pvk_bn254, zkey_bn254 set: snarkjs
+  // bn128 .zkey keys only): curve says which.
+  pp_curve curve = PP_CURVE_BLS12_381;
   std::shared_ptr<const ProvingKey> pk;
   PreparedVerifyingKey pvk;
+  std::shared_ptr<const bn254::ProvingKey> pk_bn254;
+  bn254::PreparedVerifyingKey pvk_bn254;
+  std::shared_ptr<const bn254::Zkey> zkey_bn254;
   // A key loaded from a snarkjs .zkey: its header and A/B coefficients, which turn a .wtns into
   // the prover's witness (witness_from_zkey; the points are in pk), and its column densities.
   // Null for a bellperson .params key.
   std::shared_ptr<const Zkey> zkey;
-  Densities zkey_densities;
+  Densities zkey_densities;  // either curve's .zkey
   mutable std::atomic<uint64_t> evictions{0};  // bookkeeping, not part of the key's value
   // The engines that proved with this key (and may hold device copies of it).
   mutable std::mutex users_mu;
@@ -60,10 +66,15 @@ struct KeyImpl {
       if (auto e = w.lock()) out.push_back(std::move(e));
     return out;
   }
+  std::size_t proof_bytes() const { return curve == PP_CURVE_BN254 ? PP_PROOF_BYTES_BN254 : PP_PROOF_BYTES; }
+  int evict_from(runtime::Runtime& rt) const { return pk_bn254 ? rt.evict(pk_bn254.get()) : rt.evict(pk.get()); }
+  std::size_t residency_in(const runtime::Runtime& rt) const {
+    return pk_bn254 ? rt.residency(pk_bn254.get()).size() : rt.residency(pk.get()).size();
+  }
   // The last reference is gone: no engine keeps a device copy (or a pinned host copy) of it.
   ~KeyImpl() {
     try {
-      for (auto& e : live_users()) e->runtime->evict(pk.get());
+      for (auto& e : live_users()) evict_from(*e->runtime);
     } catch (...) {
     }
   }

@@ -48,8 +48,9 @@ struct pp_pending {
   std::vector<uint64_t> jobs;
   std::thread worker;
   std::once_flag joined;
-  // Written by the worker before `done` is set, read-only afterwards.
-  std::vector<pp::Proof> proofs;
+  // Written by the worker before `done` is set, read-only afterwards: the proofs' bytes (the
+  // key's proof_bytes each).
+  std::vector<uint8_t> proofs;
   pp_status status = PP_OK;
   std::string message;
 };
@@ -123,16 +124,17 @@ pp_status guarded(const char* function, pp_error* err, pp_status fallback, F&& b
   }
 }
 
-std::size_t proof_bytes(std::size_t n) {
-  if (n > std::numeric_limits<std::size_t>::max() / PP_PROOF_BYTES)
+// Bytes of n proofs of a key whose proofs have `each` bytes.
+std::size_t proof_bytes(std::size_t n, std::size_t each) {
+  if (n > std::numeric_limits<std::size_t>::max() / each)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_inputs " + std::to_string(n) + " is too large");
-  return n * PP_PROOF_BYTES;
+  return n * each;
 }
 
 // The size contract of pp_prove / pp_prove_finalize.
-void check_capacity(const uint8_t* proofs, std::size_t* proofs_size, std::size_t n) {
+void check_capacity(const uint8_t* proofs, std::size_t* proofs_size, std::size_t n, std::size_t each) {
   require(proofs_size, "proofs_size");
-  const std::size_t need = proof_bytes(n);
+  const std::size_t need = proof_bytes(n, each);
   if (*proofs_size < need) {
     const std::size_t have = *proofs_size;
     *proofs_size = need;
@@ -142,12 +144,71 @@ void check_capacity(const uint8_t* proofs, std::size_t* proofs_size, std::size_t
   require(proofs, "proofs");
 }
 
-void write_proofs(const std::vector<Proof>& proofs, uint8_t* out, std::size_t* out_size) {
-  for (std::size_t k = 0; k < proofs.size(); ++k) {
-    const auto bytes = proofs[k].to_bytes();
-    std::memcpy(out + k * PP_PROOF_BYTES, bytes.data(), PP_PROOF_BYTES);
+void write_proofs(const std::vector<uint8_t>& proofs, uint8_t* out, std::size_t* out_size) {
+  if (!proofs.empty()) std::memcpy(out, proofs.data(), proofs.size());
+  *out_size = proofs.size();
+}
+
+// n canonical little-endian scalars of field F to the API's Montgomery form, and back; the
+// first value that is not below r is named.
+template <class F>
+void scalars_from_canonical(uint8_t* out, const uint8_t* in, std::size_t n) {
+  if (n == 0) return;
+  require(out, "out");
+  require(in, "in");
+  for (std::size_t i = 0; i < n; ++i) {
+    uint64_t limbs[4];
+    for (int j = 0; j < 4; ++j) limbs[j] = load_u64_le(in + i * PP_FR_BYTES + 8 * j);
+    F x;
+    if (!F::from_canonical(x, limbs))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not below the scalar field modulus r");
+    store_montgomery(out + i * PP_FR_BYTES, x);
   }
-  *out_size = proofs.size() * PP_PROOF_BYTES;
+}
+
+template <class F>
+void scalars_to_canonical(uint8_t* out, const uint8_t* in, std::size_t n) {
+  if (n == 0) return;
+  require(out, "out");
+  require(in, "in");
+  for (std::size_t i = 0; i < n; ++i) {
+    F x;
+    if (!load_montgomery(x, in + i * PP_FR_BYTES))
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not a reduced Montgomery-form scalar");
+    uint64_t limbs[4];
+    x.to_canonical(limbs);
+    for (int j = 0; j < 4; ++j) store_u64_le(out + i * PP_FR_BYTES + 8 * j, limbs[j]);
+  }
+}
+
+// A pp_curve from C, read as the int it is (any value may arrive); PP_ERR_INVALID_ARGUMENT unless known.
+pp_curve curve_of(pp_curve curve) {
+  static_assert(sizeof(pp_curve) == sizeof(int));
+  int c;
+  std::memcpy(&c, &curve, sizeof c);
+  if (c != PP_CURVE_BLS12_381 && c != PP_CURVE_BN254)
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "curve is " + std::to_string(c) + " (PP_CURVE_BLS12_381 0 or PP_CURVE_BN254 1)");
+  return pp_curve(c);
+}
+
+// pp_verify's steps on a key over curve E: the public inputs' count, the scalars, the proof's
+// bytes (a proof that does not decode is an invalid proof, not an error), the pairing check.
+template <class E>
+void verify_as(const PreparedVerifyingKeyOf<E>& pvk, const uint8_t* public_inputs, std::size_t num_public,
+               const uint8_t* proof, int* valid) {
+  using P = ProofOf<E>;
+  if (num_public + 1 != pvk.vk.ic.size())
+    throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_public is " + std::to_string(num_public) + ", the key has " +
+                                                std::to_string(pvk.vk.ic.size() - 1) + " public inputs");
+  if (num_public > 0) require(public_inputs, "public_inputs");
+  const std::vector<typename E::Fr> inputs = load_scalars_of<typename E::Fr>(public_inputs, num_public, "public_inputs");
+  P p;
+  try {
+    p = P::from_bytes(std::span<const uint8_t, P::kBytes>(proof, P::kBytes));
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  *valid = verify(pvk, inputs, p) ? 1 : 0;
 }
 
 runtime::Config engine_config(const pp_engine_config& c) {
@@ -182,7 +243,10 @@ runtime::Config engine_config(const pp_engine_config& c) {
 }
 
 pp_key* make_key(std::shared_ptr<KeyImpl> impl) {
-  impl->pvk = prepare(impl->pk->vk);
+  if (impl->pk_bn254)
+    impl->pvk_bn254 = prepare(impl->pk_bn254->vk);
+  else
+    impl->pvk = prepare(impl->pk->vk);
   auto* key = new pp_key;
   key->impl = std::move(impl);
   return key;
@@ -211,6 +275,21 @@ pp_key* make_key(Zkey zkey) {
   return make_key(std::move(impl));
 }
 
+// The same for a snarkjs bn128 key: a BN254 key.
+pp_key* make_key(bn254::Zkey zkey) {
+  auto impl = std::make_shared<KeyImpl>();
+  impl->curve = PP_CURVE_BN254;
+  impl->zkey_densities = zkey_densities(zkey);
+  impl->pk_bn254 = std::make_shared<const bn254::ProvingKey>(take_proving_key(zkey, impl->zkey_densities));
+  const auto row_order = [](const auto& x, const auto& y) {
+    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
+  };
+  if (!std::is_sorted(zkey.coefficients.begin(), zkey.coefficients.end(), row_order))
+    std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), row_order);
+  impl->zkey_bn254 = std::make_shared<const bn254::Zkey>(std::move(zkey));
+  return make_key(std::move(impl));
+}
+
 // A .zkey starts with the magic "zkey"; anything else is read as a .params (or a key cache).
 bool is_zkey(std::span<const uint8_t> head) { return head.size() >= 4 && std::memcmp(head.data(), "zkey", 4) == 0; }
 
@@ -220,8 +299,6 @@ bool is_zkey_file(const char* path) {
   in.read(magic, 4);
   return in.gcount() == 4 && std::memcmp(magic, "zkey", 4) == 0;
 }
-
-const ProvingKey* pk_ptr(const pp_key& key) { return key.impl->pk.get(); }
 
 // Stops a pending request: no further partition is read or submitted, and the engine drops or
 // discards the ones already submitted.
@@ -265,34 +342,28 @@ PP_API const char* pp_status_name(pp_status status) {
 PP_API uint32_t pp_version(void) { return PP_VERSION; }
 
 PP_API pp_status pp_fr_from_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
-  return guarded("pp_fr_from_canonical", err, PP_ERR_INTERNAL, [&] {
-    if (n == 0) return;
-    require(out, "out");
-    require(in, "in");
-    for (std::size_t i = 0; i < n; ++i) {
-      uint64_t limbs[4];
-      for (int j = 0; j < 4; ++j) limbs[j] = load_u64_le(in + i * PP_FR_BYTES + 8 * j);
-      pp::Fr x;
-      if (!pp::Fr::from_canonical(x, limbs))
-        throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not below the scalar field modulus r");
-      store_montgomery(out + i * PP_FR_BYTES, x);
-    }
-  });
+  return guarded("pp_fr_from_canonical", err, PP_ERR_INTERNAL, [&] { scalars_from_canonical<pp::Fr>(out, in, n); });
 }
 
 PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
-  return guarded("pp_fr_to_canonical", err, PP_ERR_INTERNAL, [&] {
-    if (n == 0) return;
-    require(out, "out");
-    require(in, "in");
-    for (std::size_t i = 0; i < n; ++i) {
-      pp::Fr x;
-      if (!load_montgomery(x, in + i * PP_FR_BYTES))
-        throw ApiError(PP_ERR_INVALID_ARGUMENT, "in[" + std::to_string(i) + "] is not a reduced Montgomery-form scalar");
-      uint64_t limbs[4];
-      x.to_canonical(limbs);
-      for (int j = 0; j < 4; ++j) store_u64_le(out + i * PP_FR_BYTES + 8 * j, limbs[j]);
-    }
+  return guarded("pp_fr_to_canonical", err, PP_ERR_INTERNAL, [&] { scalars_to_canonical<pp::Fr>(out, in, n); });
+}
+
+PP_API pp_status pp_curve_fr_from_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
+  return guarded("pp_curve_fr_from_canonical", err, PP_ERR_INTERNAL, [&] {
+    if (curve_of(curve) == PP_CURVE_BN254)
+      scalars_from_canonical<pp::bn254::Fr>(out, in, n);
+    else
+      scalars_from_canonical<pp::Fr>(out, in, n);
+  });
+}
+
+PP_API pp_status pp_curve_fr_to_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
+  return guarded("pp_curve_fr_to_canonical", err, PP_ERR_INTERNAL, [&] {
+    if (curve_of(curve) == PP_CURVE_BN254)
+      scalars_to_canonical<pp::bn254::Fr>(out, in, n);
+    else
+      scalars_to_canonical<pp::Fr>(out, in, n);
   });
 }
 
@@ -389,7 +460,10 @@ PP_API pp_status pp_key_load(const char* path, int subgroup_check, pp_key** out,
     if (is_zkey_file(path)) {
       pp::ZkeyReadOptions options;
       options.subgroup_check = subgroup_check != 0;
-      *out = make_key(pp::read_zkey(path, options));
+      if (pp::zkey_curve(path) == pp::CurveId::bn254)
+        *out = make_key(pp::read_zkey<pp::bn254::Bn254>(path, options));
+      else
+        *out = make_key(pp::read_zkey(path, options));
       return;
     }
     pp::ParamsReadOptions options;
@@ -408,7 +482,10 @@ PP_API pp_status pp_key_load_memory(const uint8_t* bytes, size_t size, int subgr
     if (is_zkey(data)) {
       pp::ZkeyReadOptions options;
       options.subgroup_check = subgroup_check != 0;
-      *out = make_key(pp::parse_zkey(data, "zkey (memory)", options));
+      if (pp::zkey_curve(data, "zkey (memory)") == pp::CurveId::bn254)
+        *out = make_key(pp::parse_zkey<pp::bn254::Bn254>(data, "zkey (memory)", options));
+      else
+        *out = make_key(pp::parse_zkey(data, "zkey (memory)", options));
       return;
     }
     pp::ParamsReadOptions options;
@@ -429,18 +506,26 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
   return guarded("pp_key_info_get", err, PP_ERR_INTERNAL, [&] {
     require(key, "key");
     require(out, "out");
-    const pp::ProvingKey& pk = *key->impl->pk;
+    const KeyImpl& k = *key->impl;
     *out = pp_key_info{};
-    out->num_inputs = pk.vk.ic.size();
-    out->num_aux = pk.l.size();
-    out->domain_size = pk.convention.h_basis == pp::HBasis::bellman ? pk.h.size() + 1 : pk.h.size();
-    out->h = pk.h.size();
-    out->l = pk.l.size();
-    out->a = pk.a.size();
-    out->b_g1 = pk.b_g1.size();
-    out->b_g2 = pk.b_g2.size();
+    auto counts = [&](const auto& pk) {
+      out->num_inputs = pk.vk.ic.size();
+      out->num_aux = pk.l.size();
+      out->domain_size = pk.convention.h_basis == pp::HBasis::bellman ? pk.h.size() + 1 : pk.h.size();
+      out->h = pk.h.size();
+      out->l = pk.l.size();
+      out->a = pk.a.size();
+      out->b_g1 = pk.b_g1.size();
+      out->b_g2 = pk.b_g2.size();
+    };
+    if (k.pk_bn254)
+      counts(*k.pk_bn254);
+    else
+      counts(*k.pk);
+    out->curve = uint32_t(k.curve);
+    out->proof_bytes = uint32_t(k.proof_bytes());
     int copies = 0;
-    for (const auto& e : key->impl->live_users()) copies += int(e->runtime->residency(pk_ptr(*key)).size());
+    for (const auto& e : k.live_users()) copies += int(k.residency_in(*e->runtime));
     out->device_resident = copies > 0 ? 1 : 0;
     out->device_copies = uint32_t(copies);
     out->evictions = key->impl->evictions.load(std::memory_order_relaxed);
@@ -450,7 +535,7 @@ PP_API pp_status pp_key_info_get(const pp_key* key, pp_key_info* out, pp_error* 
 PP_API pp_status pp_key_evict(pp_key* key, pp_error* err) {
   return guarded("pp_key_evict", err, PP_ERR_INTERNAL, [&] {
     require(key, "key");
-    for (const auto& e : key->impl->live_users()) e->runtime->evict(pk_ptr(*key));
+    for (const auto& e : key->impl->live_users()) key->impl->evict_from(*e->runtime);
     key->impl->evictions.fetch_add(1, std::memory_order_relaxed);
   });
 }
@@ -459,11 +544,15 @@ PP_API pp_status pp_key_preload(pp_engine* engine, const pp_key* key, const pp_i
   return guarded("pp_key_preload", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
     require(sample, "sample");
-    const pp::Densities densities = pp::capi::densities_of_input(*sample, *key->impl);
-    pp::QueryLayout::of(*key->impl->pk).check_densities(densities, "sample: ");  // WitnessError: PP_ERR_WITNESS
-    key->impl->add_user(engine->impl);
+    const KeyImpl& k = *key->impl;
+    const pp::Densities densities = pp::capi::densities_of_input(*sample, k);
+    const pp::QueryLayout layout = k.pk_bn254 ? pp::QueryLayout::of(*k.pk_bn254) : pp::QueryLayout::of(*k.pk);
+    layout.check_densities(densities, "sample: ");  // WitnessError: PP_ERR_WITNESS
+    k.add_user(engine->impl);
     std::string why;
-    if (!engine->impl->runtime->preload(key->impl->pk, densities, &why)) throw pp::capi::ApiError(PP_ERR_DEVICE, why);
+    const bool loaded = k.pk_bn254 ? engine->impl->runtime->preload(k.pk_bn254, densities, &why)
+                                   : engine->impl->runtime->preload(k.pk, densities, &why);
+    if (!loaded) throw pp::capi::ApiError(PP_ERR_DEVICE, why);
   });
 }
 
@@ -471,9 +560,9 @@ PP_API pp_status pp_prove(pp_engine* engine, const pp_key* key, const pp_input* 
                           const uint64_t* seed, uint8_t* proofs, size_t* proofs_size, pp_error* err) {
   return guarded("pp_prove", err, PP_ERR_INTERNAL, [&] {
     check_handles(engine, key);
-    check_capacity(proofs, proofs_size, num_inputs);
+    check_capacity(proofs, proofs_size, num_inputs, key->impl->proof_bytes());
     Request req = copy_request(*key->impl, inputs, num_inputs, seed, PP_BORROW_ALL);
-    const std::vector<pp::Proof> out = run_batch(engine->impl, *key->impl, req, Progress{});
+    const std::vector<uint8_t> out = run_batch(engine->impl, *key->impl, req, Progress{});
     write_proofs(out, proofs, proofs_size);
   });
 }
@@ -543,7 +632,7 @@ PP_API pp_status pp_prove_start_with(pp_engine* engine, const pp_key* key, const
     *out = nullptr;
     require(options, "options");
     check_handles(engine, key);
-    (void)proof_bytes(num_inputs);
+    (void)proof_bytes(num_inputs, key->impl->proof_bytes());
     // The engine's provers: one per GPU, or the CPU prover alone (index 0).
     const int provers = std::max(1, engine->impl->runtime->gpu_count());
     if (options->gpu < -1 || options->gpu >= provers)
@@ -579,7 +668,10 @@ PP_API pp_status pp_prove_finalize(pp_pending* pending, uint8_t* proofs, size_t*
   if (!pending) return report(err, PP_ERR_NULL_POINTER, "pp_prove_finalize: pending is NULL");
   // Check the buffer first so that a caller learns the size without waiting.
   const pp_status size_status = guarded("pp_prove_finalize", err, PP_ERR_INTERNAL,
-                                        [&] { check_capacity(proofs, proofs_size, pending->partitions); });
+                                        [&] {
+                                          check_capacity(proofs, proofs_size, pending->partitions,
+                                                         pending->key->proof_bytes());
+                                        });
   if (size_status != PP_OK) return size_status;
   const pp_status join_status = guarded("pp_prove_finalize", err, PP_ERR_INTERNAL, [&] {
     std::call_once(pending->joined, [&] { pending->worker.join(); });
@@ -616,22 +708,14 @@ PP_API pp_status pp_verify(const pp_key* key, const uint8_t* public_inputs, size
     require(proof, "proof");
     require(valid, "valid");
     *valid = 0;
-    if (proof_size != PP_PROOF_BYTES)
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, "proof_size is " + std::to_string(proof_size) + ", a proof has " +
-                                                  std::to_string(PP_PROOF_BYTES) + " bytes");
-    const pp::PreparedVerifyingKey& pvk = key->impl->pvk;  // prepared once per key
-    if (num_public + 1 != pvk.vk.ic.size())
-      throw ApiError(PP_ERR_INVALID_ARGUMENT, "num_public is " + std::to_string(num_public) + ", the key has " +
-                                                  std::to_string(pvk.vk.ic.size() - 1) + " public inputs");
-    if (num_public > 0) require(public_inputs, "public_inputs");
-    const std::vector<pp::Fr> inputs = load_scalars(public_inputs, num_public, "public_inputs");
-    pp::Proof p;
-    try {
-      p = pp::Proof::from_bytes(std::span<const uint8_t, pp::Proof::kBytes>(proof, pp::Proof::kBytes));
-    } catch (const std::invalid_argument&) {
-      return;  // a proof that does not decode is an invalid proof, not an error
-    }
-    *valid = pp::verify(pvk, inputs, p) ? 1 : 0;
+    const KeyImpl& k = *key->impl;
+    if (proof_size != k.proof_bytes())
+      throw ApiError(PP_ERR_INVALID_ARGUMENT, "proof_size is " + std::to_string(proof_size) +
+                                                  ", a proof of this key has " + std::to_string(k.proof_bytes()) + " bytes");
+    if (k.pk_bn254)
+      verify_as<pp::bn254::Bn254>(k.pvk_bn254, public_inputs, num_public, proof, valid);
+    else
+      verify_as<pp::Bls12_381>(k.pvk, public_inputs, num_public, proof, valid);
   });
 }
 

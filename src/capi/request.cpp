@@ -245,14 +245,67 @@ std::vector<Proof> run_request(EngineImpl& engine, const KeyImpl& key, Request& 
   }
 }
 
+// A BN254 key's request (its witnesses computed at start): one engine job of every partition on
+// the runtime's BN254 engine. The first failed partition, in input order, decides the error.
+std::vector<bn254::Proof> run_bn254_request(EngineImpl& engine, const KeyImpl& key, Request& req,
+                                            const Progress& progress) {
+  runtime::Runtime& rt = *engine.runtime;
+  if (progress.cancel && progress.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+  engine::JobSpecOf<bn254::Bn254> spec;
+  spec.key = key.pk_bn254;
+  spec.witnesses = std::move(req.bn254_witnesses);
+  spec.randomizers = req.bn254_randomizers;
+  spec.backend = req.backend;
+  spec.on_partition = [done = progress.partitions_done](uint64_t, std::size_t,
+                                                        const engine::PartitionResultOf<bn254::Bn254>& r) {
+    if (done && r.status == engine::JobStatus::ok) done->fetch_add(1, std::memory_order_relaxed);
+  };
+  const auto job = rt.submit(std::move(spec));
+  if (progress.jobs) {
+    std::lock_guard lock(*progress.jobs_mu);
+    progress.jobs->push_back(job.id());
+  }
+  if (progress.cancel && progress.cancel->load(std::memory_order_relaxed)) rt.cancel(job.id());  // cancelled meanwhile
+  const auto r = job.wait();
+  if (r.status == engine::JobStatus::ok) return r.proofs;
+  if (r.status == engine::JobStatus::cancelled) throw Cancelled();
+  for (std::size_t k = 0; k < r.partitions.size(); ++k) {
+    const auto& part = r.partitions[k];
+    if (part.status != engine::JobStatus::failed) continue;
+    if (part.exception) {
+      try {
+        std::rethrow_exception(part.exception);
+      } catch (const WitnessError& e) {
+        throw WitnessError(input_name(k) + ": " + e.what());
+      }
+    }
+    throw std::runtime_error(input_name(k) + ": " + part.error);
+  }
+  throw std::runtime_error("the engine failed the request: " + r.error);
+}
+
+// The proofs' bytes, in input order.
+template <class P>
+std::vector<uint8_t> proof_bytes_of(const std::vector<P>& proofs) {
+  std::vector<uint8_t> out;
+  out.reserve(proofs.size() * P::kBytes);
+  for (const P& p : proofs) {
+    const auto b = p.to_bytes();
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 // Proves a request and books the outcome in the engine's call counters.
-std::vector<Proof> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
-                             const Progress& progress) {
+std::vector<uint8_t> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
+                               const Progress& progress) {
   key.add_user(engine);
   try {
-    std::vector<Proof> proofs = run_request(*engine, key, req, progress);
+    std::vector<uint8_t> proofs = key.curve == PP_CURVE_BN254
+                                      ? proof_bytes_of(run_bn254_request(*engine, key, req, progress))
+                                      : proof_bytes_of(run_request(*engine, key, req, progress));
     engine->calls_succeeded.fetch_add(1);
     return proofs;
   } catch (const Cancelled&) {

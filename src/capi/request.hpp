@@ -28,8 +28,9 @@ struct Progress {
 
 // Proves `req` (its inputs in order) and books the outcome in the engine's call counters. The
 // first failure, in input order, cancels the rest and is rethrown as it was thrown (status_of
-// maps it); a pp_cancel is rethrown as Cancelled.
-std::vector<Proof> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
-                             const Progress& progress);
+// maps it); a pp_cancel is rethrown as Cancelled. Returns the proofs' bytes in input order (the
+// key's proof_bytes each: BLS12-381's bellperson form, BN254's Ethereum form).
+std::vector<uint8_t> run_batch(const std::shared_ptr<EngineImpl>& engine, const KeyImpl& key, Request& req,
+                               const Progress& progress);
 
 }  // namespace pp::capi
