@@ -90,6 +90,7 @@ struct SubmitChecker::Header {
   fs::file_time_type mtime{};
   QueryLayout layout;     // bellperson
   uint64_t num_vars = 0;  // snarkjs: wires, the constant one included
+  CurveId curve = CurveId::bls12_381;  // snarkjs: the .zkey's curve (its .wtns are over its field)
 };
 
 SubmitChecker::SubmitChecker(fs::path root, uint64_t host_budget) : root_(std::move(root)), host_budget_(host_budget) {}
@@ -115,7 +116,9 @@ std::shared_ptr<const SubmitChecker::Header> SubmitChecker::header(const Resolve
     } else {
       ZkeyReadOptions o;
       o.header_only = true;
-      h->num_vars = read_zkey(key.path, o).num_vars;
+      h->curve = zkey_curve(key.path);
+      h->num_vars = h->curve == CurveId::bn254 ? read_zkey<bn254::Bn254>(key.path, o).num_vars
+                                               : read_zkey(key.path, o).num_vars;
     }
   } catch (const std::exception& e) {
     invalid(fmt::format("key_path: {}", e.what()));
@@ -177,16 +180,21 @@ std::size_t SubmitChecker::check(const v1::SubmitRequest& req) {
                           field));
     if (!starts_with(head_bytes, kWtnsMagic))
       invalid(fmt::format("{}: {} not a circom .wtns witness (no \"wtns\" magic)", field, what_is(file, bytes)));
-    std::vector<Fr> z;
+    // The values are read (and range-checked) in the .zkey's field: a .wtns of the other curve is
+    // named by its prime.
+    std::size_t values = 0;
     try {
-      z = file ? read_wtns(*file) : parse_wtns(bytes, field);
+      if (h->curve == CurveId::bn254)
+        values = (file ? read_wtns<bn254::Fr>(*file) : parse_wtns<bn254::Fr>(bytes, field)).size();
+      else
+        values = (file ? read_wtns(*file) : parse_wtns(bytes, field)).size();
     } catch (const std::exception& e) {
       invalid(file ? fmt::format("{}: {}", field, e.what()) : std::string(e.what()));
     }
-    if (z.size() != h->num_vars)
+    if (values != h->num_vars)
       invalid(fmt::format("{}: {} values, the zkey's circuit has nVars = {} (the witness belongs to another circuit "
                           "or another compilation)",
-                          field, z.size(), h->num_vars));
+                          field, values, h->num_vars));
   };
   for (std::size_t i = 0; i < paths; ++i) {
     const fs::path file = confine(root_, req.witness_paths(int(i)), "witness_paths", i);
@@ -198,23 +206,40 @@ std::size_t SubmitChecker::check(const v1::SubmitRequest& req) {
 
 // ----- snarkjs keys and proofs -----------------------------------------------------------------------
 
-std::vector<uint8_t> snarkjs_result(std::span<const uint8_t> proof_bytes, const fs::path& path,
-                                    std::span<const uint8_t> bytes, std::size_t num_public, const std::string& field) {
-  if (proof_bytes.size() != Proof::kBytes)
-    throw std::logic_error(fmt::format("snarkjs_result: {} proof bytes", proof_bytes.size()));
-  std::vector<Fr> z;
+namespace {
+
+// snarkjs_result on a key over curve E.
+template <class E>
+v1::Job snarkjs_result_of(std::span<const uint8_t> proof_bytes, const fs::path& path, std::span<const uint8_t> bytes,
+                          std::size_t num_public, const std::string& field) {
+  using F = typename E::Fr;
+  using P = ProofOf<E>;
+  if (proof_bytes.size() != P::kBytes)
+    throw std::logic_error(fmt::format("snarkjs_result: {} proof bytes, a proof of this curve has {}", proof_bytes.size(),
+                                       P::kBytes));
+  std::vector<F> z;
   try {
-    z = path.empty() ? parse_wtns(bytes, field) : read_wtns_prefix(path, num_public + 1);
+    z = path.empty() ? parse_wtns<F>(bytes, field) : read_wtns_prefix<F>(path, num_public + 1);
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: {}", field, e.what()));
   }
   if (z.size() < num_public + 1)
     throw std::invalid_argument(fmt::format("{}: {} values, fewer than the key's {} public signals", field, z.size(),
                                             num_public));
-  const Proof proof = Proof::from_bytes(std::span<const uint8_t, Proof::kBytes>(proof_bytes.data(), Proof::kBytes));
+  const P proof = P::from_bytes(std::span<const uint8_t, P::kBytes>(proof_bytes.data(), P::kBytes));
   v1::Job result;
   result.set_proof_json(proof_to_snarkjs_json(proof));
-  result.set_public_json(public_to_snarkjs_json(std::span<const Fr>(z.data() + 1, num_public)));
+  result.set_public_json(public_to_snarkjs_json(std::span<const F>(z.data() + 1, num_public)));
+  return result;
+}
+
+}  // namespace
+
+std::vector<uint8_t> snarkjs_result(pp_curve curve, std::span<const uint8_t> proof_bytes, const fs::path& path,
+                                    std::span<const uint8_t> bytes, std::size_t num_public, const std::string& field) {
+  const v1::Job result = curve == PP_CURVE_BN254
+                             ? snarkjs_result_of<bn254::Bn254>(proof_bytes, path, bytes, num_public, field)
+                             : snarkjs_result_of<Bls12_381>(proof_bytes, path, bytes, num_public, field);
   std::string body;
   if (!result.SerializeToString(&body)) throw std::runtime_error("cannot serialize a snarkjs result");
   const std::string stored = std::string(kSnarkjsResult, kSnarkjsResultBytes) + body;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "proofpipe/proofpipe.h"
+
 namespace proofpipe::v1 {
 class SubmitRequest;
 class Job;
@@ -58,10 +60,10 @@ class SubmitChecker {
 };
 
 // A snarkjs job's result as the job keeps it: proof_json and public_json as snarkjs writes them,
-// from the proof (PP_PROOF_BYTES, as the C API returns it) and the public signals of the job's
-// .wtns (a file, or its bytes when path is empty; z[1 .. num_public]). std::invalid_argument
-// naming `field` when the witness cannot be read.
-std::vector<uint8_t> snarkjs_result(std::span<const uint8_t> proof, const std::filesystem::path& path,
+// from the proof (as the C API returns it for a key over `curve`: PP_PROOF_BYTES or
+// PP_PROOF_BYTES_BN254) and the public signals of the job's .wtns (a file, or its bytes when path
+// is empty; z[1 .. num_public]). std::invalid_argument naming `field` when the witness cannot be read.
+std::vector<uint8_t> snarkjs_result(pp_curve curve, std::span<const uint8_t> proof, const std::filesystem::path& path,
                                     std::span<const uint8_t> bytes, std::size_t num_public, const std::string& field);
 // A stored job result: a snarkjs job's goes back into Job.proof_json / public_json (true); false
 // for anything else (a bellperson job's raw proofs), leaving *out alone.

@@ -39,6 +39,8 @@ LoadedKey KeyCache::get(const ResolvedKey& key, double* load_ms) {
     e->loaded.snarkjs = key.kind == KeyKind::snarkjs;
     if (pp_key_info_get(k, &ki, &err) != PP_OK) throw std::runtime_error(err.message);
     e->loaded.num_public = ki.num_inputs - 1;
+    e->loaded.curve = pp_curve(ki.curve);
+    e->loaded.proof_bytes = ki.proof_bytes;
   } else {
     error = err.message;
   }

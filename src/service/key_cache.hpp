@@ -22,6 +22,8 @@ struct LoadedKey {
   std::shared_ptr<pp_key> key;
   bool snarkjs = false;        // a .zkey: its jobs prove .wtns files and keep snarkjs's JSON
   std::size_t num_public = 0;  // a .zkey's public signals (nPublic)
+  pp_curve curve = PP_CURVE_BLS12_381;     // the key's curve (a bn128 .zkey: BN254)
+  std::size_t proof_bytes = PP_PROOF_BYTES;  // of one proof (pp_key_info.proof_bytes)
   bool loaded() const { return bool(key); }
 };
 

@@ -307,6 +307,8 @@ void Workers::run(const JobRecord& rec) {
   std::shared_ptr<pp_key> key;  // held until the job ends (an EvictKey may drop the cache's entry)
   bool snarkjs = false;
   std::size_t num_public = 0;
+  pp_curve curve = PP_CURVE_BLS12_381;
+  std::size_t proof_bytes = PP_PROOF_BYTES;
   try {
     if (!req.ParseFromArray(rec.request.data(), int(rec.request.size())))
       return fail("the journaled request cannot be parsed");
@@ -315,6 +317,8 @@ void Workers::run(const JobRecord& rec) {
     key = loaded.key;
     snarkjs = loaded.snarkjs;
     num_public = loaded.num_public;
+    curve = loaded.curve;
+    proof_bytes = loaded.proof_bytes;
     std::vector<std::string> paths;
     n = std::size_t(req.witness_paths_size() + req.witnesses_size());
     for (int i = 0; i < req.witness_paths_size(); ++i)
@@ -381,7 +385,7 @@ void Workers::run(const JobRecord& rec) {
     }
     work_.wait_for(lock, std::chrono::milliseconds(20), [&] { return stopping_ && !interrupted; });
   }
-  std::vector<uint8_t> proofs(n * PP_PROOF_BYTES);
+  std::vector<uint8_t> proofs(n * proof_bytes);
   std::size_t size = proofs.size();
   pp_error err;
   const pp_status st = pp_prove_finalize(pending.get(), proofs.data(), &size, &err);
@@ -389,11 +393,11 @@ void Workers::run(const JobRecord& rec) {
     std::vector<uint8_t> result;
     try {
       if (req.witness_paths_size() > 0) {
-        result = snarkjs_result(proofs, confine(env_.root, req.witness_paths(0), "witness_paths", 0), {}, num_public,
+        result = snarkjs_result(curve, proofs, confine(env_.root, req.witness_paths(0), "witness_paths", 0), {}, num_public,
                                 "witness_paths[0]");
       } else {
         const std::string& w = req.witnesses(0);
-        result = snarkjs_result(proofs, {}, {reinterpret_cast<const uint8_t*>(w.data()), w.size()}, num_public,
+        result = snarkjs_result(curve, proofs, {}, {reinterpret_cast<const uint8_t*>(w.data()), w.size()}, num_public,
                                 "witnesses[0]");
       }
     } catch (const std::invalid_argument& e) {

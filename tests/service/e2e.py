@@ -4,6 +4,7 @@ time. Two jobs (witness paths and inline witnesses) are submitted, one watched, 
 proofs verify with `proofpipe verify`. Then malformed requests must get the right status codes
 while the daemon stays up, a cancelled job must end CANCELLED, a clean SIGTERM must exit 0, and a
 restarted daemon must still return the finished job."""
+import json
 import os
 import shutil
 import struct
@@ -21,11 +22,13 @@ def main():
     S = grpc.StatusCode
     data, k, params, pub = c.example_key(args)
     c.setup(args, os.path.join(data, "small"), lg=8, partitions=1)
-    # snarkjs: the committed multiplier circuit's key and witness (tests/data/snarkjs).
+    # snarkjs: the committed multiplier circuit's key and witness (tests/data/snarkjs), over bls12381
+    # and over bn128 (multiplier_bn128.*: circom2's default prime, snarkjs `wtns calculate` on
+    # tests/circom/multiplier.input.json, `proofpipe zkey setup --seed 5`).
     snark = os.path.join(os.path.dirname(os.path.abspath(args.proto)), "tests", "data", "snarkjs")
     sdir = os.path.join(data, "s")
     os.makedirs(sdir)
-    for name in ("multiplier.zkey", "multiplier.wtns"):
+    for name in ("multiplier.zkey", "multiplier.wtns", "multiplier_bn128.zkey", "multiplier_bn128.wtns"):
         shutil.copy(os.path.join(snark, name), sdir)
     shutil.copy(os.path.join(snark, "multiplier_setup.zkey"), os.path.join(sdir, "zkey-named.params"))
     wtns = open(os.path.join(sdir, "multiplier.wtns"), "rb").read()
@@ -116,6 +119,30 @@ def main():
     assert info.loaded and not info.device_resident and info.num_inputs == 2, info
     print("  ok: snarkjs jobs (path and inline .wtns): proof.json verifies, a changed public.json does not")
 
+    # ----- snarkjs bn128 (BN254): the same job on the runtime's BN254 engine (each curve's .wtns is
+    # refused by the other curve's key: the cases below)
+    vk_bn = os.path.join(args.work, "multiplier_bn128_vk.json")
+    c.run([args.proofpipe, "zkey", "export-vk", os.path.join(sdir, "multiplier_bn128.zkey"), vk_bn])
+    assert '"bn128"' in open(vk_bn).read()
+    wtns_bn = open(os.path.join(sdir, "multiplier_bn128.wtns"), "rb").read()
+    for name, req in (("path", pb.SubmitRequest(key_path="s/multiplier_bn128.zkey",
+                                                witness_paths=["s/multiplier_bn128.wtns"])),
+                      ("inline", pb.SubmitRequest(key_path="s/multiplier_bn128.zkey", witnesses=[wtns_bn]))):
+        j = s.Prove(req, timeout=120)
+        assert j.state == pb.JOB_STATE_SUCCEEDED and j.proof_json and j.public_json and not j.proofs, j
+        proof, public = (os.path.join(args.work, f"bn128-{name}-{x}.json") for x in ("proof", "public"))
+        open(proof, "w").write(j.proof_json)
+        open(public, "w").write(j.public_json)
+        assert json.loads(j.proof_json)["curve"] == "bn128", j.proof_json
+        assert c.run([args.proofpipe, "verify", vk_bn, public, proof], check=False).returncode == 0, "bn128 proof"
+        open(public, "w").write(j.public_json.replace('"33"', '"34"'))
+        assert c.run([args.proofpipe, "verify", vk_bn, public, proof], check=False).returncode != 0, "bn128 tampered"
+    info = s.PreloadKey(pb.KeyRequest(key_path="s/multiplier_bn128.zkey"))
+    assert info.loaded and info.num_inputs == 2, info
+    assert not s.EvictKey(pb.KeyRequest(key_path="s/multiplier_bn128.zkey")).loaded
+    print("  ok: snarkjs bn128 jobs: proof.json verifies under the bn128 vk, a changed public.json does not; "
+          "a .wtns of the other curve is refused")
+
     # ----- idempotency
     again = s.Submit(pb.SubmitRequest(request_id="job-a", key_path="k/params", witness_paths=w))
     assert again.job_id == a.job_id and again.duplicate, again
@@ -164,6 +191,10 @@ def main():
         (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/multiplier.wtns"] * 2), S.INVALID_ARGUMENT,
          ["one .wtns"]),
         (pb.SubmitRequest(key_path="s/multiplier.zkey", witnesses=[wtns[:-8]]), S.INVALID_ARGUMENT, ["witnesses[0]"]),
+        (pb.SubmitRequest(key_path="s/multiplier_bn128.zkey", witness_paths=["s/multiplier.wtns"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", "prime"]),
+        (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/multiplier_bn128.wtns"]), S.INVALID_ARGUMENT,
+         ["witness_paths[0]", "prime"]),
         (pb.SubmitRequest(key_path="s/multiplier.zkey", witness_paths=["s/long.wtns"]), S.INVALID_ARGUMENT,
          ["witness_paths[0]", "nVars"]),
         (pb.SubmitRequest(key_path="s/fake.zkey", witness_paths=["s/multiplier.wtns"]), S.INVALID_ARGUMENT,
