@@ -76,8 +76,9 @@ bn254::Proof prove_bn254_on_gpu(const SnarkjsProveOptions& o, Bn254GpuProver& pr
 #endif
 
 // A bn128 key (circom's default prime): proved by the GPU prover over BN254 when a GPU is visible
-// (and not --cpu), else by the CPU prover; the engine and the C API are BLS12-381's so far (issue
-// 49). The proof is checked against the key's verifying key before anything is written (unless
+// (and not --cpu), else by the CPU prover. One proof of one witness, so the prover is driven
+// directly (its start-up beside the read) rather than through the runtime's BN254 engine, which the
+// C API and the daemon use. The proof is checked against the key's verifying key before anything is written (unless
 // --no-check). With --repeat N the key stays loaded for N proofs of the witness (the same r, s:
 // the same proof), each timed.
 int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
@@ -100,24 +101,29 @@ int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
   const double t_zkey = ms_since(t0);
   const Densities densities = zkey_densities(zkey);
   const bn254::ProvingKey pk = take_proving_key(zkey, densities);  // the points; the coefficients stay
+  const double t_key = ms_since(t0);
   bool on_gpu = false;
+  double t_device = t_key;
 #if PROOFPIPE_HAS_CUDA
   on_gpu = devices.valid() && devices.get() > 0;
+  t_device = ms_since(t0);
   // The prover starts (plan, arena, NTT tables, the SRS upload) beside the witness's read and
   // evaluation. Its errors surface at get() below.
-  double setup_ms = 0;
+  double setup_ms = 0, setup_done = 0;
   std::future<std::unique_ptr<Bn254GpuProver>> started;
   if (on_gpu)
     started = std::async(std::launch::async, [&] {
       const auto ts = Clock::now();
       auto prover = start_bn254_prover(o, pk, densities);
       setup_ms = ms_since(ts);
+      setup_done = ms_since(t0);
       return prover;
     });
 #else
   if (!o.engine.devices.empty()) fmt::print(stderr, "proofpipe: built without CUDA: the bn128 proof runs on the CPU\n");
 #endif
   const std::vector<bn254::Fr> z = read_wtns<bn254::Fr>(o.wtns);
+  const double t_wtns = ms_since(t0);
   if (z.size() != zkey.num_vars)
     throw std::invalid_argument(fmt::format("{} has {} values but {} expects nVars = {} (wrong circuit or build?)",
                                             o.wtns.string(), z.size(), o.zkey.string(), zkey.num_vars));
@@ -138,9 +144,10 @@ int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
       const std::unique_ptr<Bn254GpuProver> prover = started.get();
       gpu::GpuTimes gt;
       proof = prove_bn254_on_gpu(o, *prover, witnesses.at(0), seed, &gt, &run_ms);
-      where = fmt::format("on the GPU (start-up and SRS upload {:.0f} ms; GPU: upload {:.1f}, NTT + H {:.1f}, MSM H {:.1f}, "
-                          "L {:.1f}, A {:.1f}, B_G1 {:.1f}, B_G2 {:.1f} ms)",
-                          setup_ms, gt.upload, gt.ntt, gt.msm_h, gt.msm_l, gt.msm_a, gt.msm_b_g1, gt.msm_b_g2);
+      where = fmt::format("on the GPU (start-up and SRS upload {:.0f} ms, done at {:.0f} ms; GPU: upload {:.1f}, NTT + H "
+                          "{:.1f}, MSM H {:.1f}, L {:.1f}, A {:.1f}, B_G1 {:.1f}, B_G2 {:.1f} ms)",
+                          setup_ms, setup_done, gt.upload, gt.ntt, gt.msm_h, gt.msm_l, gt.msm_a, gt.msm_b_g1,
+                          gt.msm_b_g2);
     } catch (const gpu::GpuError& e) {
       fmt::print(stderr, "proofpipe: the GPU prover failed ({}): proving on the CPU\n", e.what());
       on_gpu = false;
@@ -171,8 +178,12 @@ int prove_snarkjs_bn254(const SnarkjsProveOptions& o) {
   }
   write_text_file(o.proof_json, proof_to_snarkjs_json(proof));
   write_text_file(o.public_json, public_to_snarkjs_json(publics));
-  fmt::print(stderr, "proofpipe: read {:.0f} ms (.zkey {:.0f} ms), proved in {:.0f} ms {}, bn128; domain 2^{}; written {:.0f} ms after the start\n",
-             t_read, t_zkey, t_prove, where, lg, ms_since(t0));
+  // The read's steps as times since the start: the .zkey decoded, the proving key taken from it,
+  // the GPU's context up, the .wtns read, the witness (a, b, c) evaluated.
+  fmt::print(stderr,
+             "proofpipe: read {:.0f} ms (.zkey at {:.0f}, key at {:.0f}, GPU context at {:.0f}, .wtns at {:.0f}, witness at "
+             "{:.0f} ms), proved in {:.0f} ms {}, bn128; domain 2^{}; written {:.0f} ms after the start\n",
+             t_read, t_zkey, t_key, t_device, t_wtns, t_read, t_prove, where, lg, ms_since(t0));
   if (o.repeat > 1) {
     std::vector<double> sorted = run_ms;
     std::sort(sorted.begin(), sorted.end());
