@@ -181,11 +181,13 @@ void scalars_to_canonical(uint8_t* out, const uint8_t* in, std::size_t n) {
   }
 }
 
-// A pp_curve from C, read as the int it is (any value may arrive); PP_ERR_INVALID_ARGUMENT unless known.
-pp_curve curve_of(pp_curve curve) {
+// A pp_curve from C, read as the int it is (any value may arrive from C, and loading one that is not
+// an enumerator as the C++ enum is undefined behaviour: UBSan flags it), so its bytes are copied;
+// PP_ERR_INVALID_ARGUMENT unless it is a known curve.
+pp_curve curve_of(const pp_curve* curve) {
   static_assert(sizeof(pp_curve) == sizeof(int));
   int c;
-  std::memcpy(&c, &curve, sizeof c);
+  std::memcpy(&c, curve, sizeof c);
   if (c != PP_CURVE_BLS12_381 && c != PP_CURVE_BN254)
     throw ApiError(PP_ERR_INVALID_ARGUMENT, "curve is " + std::to_string(c) + " (PP_CURVE_BLS12_381 0 or PP_CURVE_BN254 1)");
   return pp_curve(c);
@@ -351,7 +353,7 @@ PP_API pp_status pp_fr_to_canonical(uint8_t* out, const uint8_t* in, size_t n, p
 
 PP_API pp_status pp_curve_fr_from_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
   return guarded("pp_curve_fr_from_canonical", err, PP_ERR_INTERNAL, [&] {
-    if (curve_of(curve) == PP_CURVE_BN254)
+    if (curve_of(&curve) == PP_CURVE_BN254)
       scalars_from_canonical<pp::bn254::Fr>(out, in, n);
     else
       scalars_from_canonical<pp::Fr>(out, in, n);
@@ -360,7 +362,7 @@ PP_API pp_status pp_curve_fr_from_canonical(pp_curve curve, uint8_t* out, const 
 
 PP_API pp_status pp_curve_fr_to_canonical(pp_curve curve, uint8_t* out, const uint8_t* in, size_t n, pp_error* err) {
   return guarded("pp_curve_fr_to_canonical", err, PP_ERR_INTERNAL, [&] {
-    if (curve_of(curve) == PP_CURVE_BN254)
+    if (curve_of(&curve) == PP_CURVE_BN254)
       scalars_to_canonical<pp::bn254::Fr>(out, in, n);
     else
       scalars_to_canonical<pp::Fr>(out, in, n);

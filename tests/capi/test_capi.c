@@ -519,6 +519,9 @@ int main(int argc, char** argv) {
     uint8_t big[PP_FR_BYTES];
     memset(big, 0xff, sizeof big);
     EXPECT_ERROR(pp_fr_from_canonical(big, big, 1, err), PP_ERR_INVALID_ARGUMENT, "in[0]");
+    /* Either curve's field: big is above both moduli; a curve that is not one is refused. */
+    EXPECT_ERROR(pp_curve_fr_from_canonical(PP_CURVE_BN254, big, big, 1, err), PP_ERR_INVALID_ARGUMENT, "in[0]");
+    EXPECT_ERROR(pp_curve_fr_to_canonical((pp_curve)7, big, big, 1, err), PP_ERR_INVALID_ARGUMENT, "curve is 7");
     CHECK(strcmp(pp_status_name(PP_ERR_BUFFER_TOO_SMALL), "PP_ERR_BUFFER_TOO_SMALL") == 0);
     CHECK(strcmp(pp_status_name((pp_status)1234), "PP_ERR_UNKNOWN") == 0);
   }
