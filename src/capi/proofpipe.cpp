@@ -260,35 +260,36 @@ pp_key* make_key(ProvingKey pk) {
   return make_key(std::move(impl));
 }
 
-// A snarkjs key: the points become the proving key (taken over, not copied); the header and the
-// coefficients stay for turning .wtns files into witnesses, sorted row by row (once per key) so
-// that each witness is computed on every core.
-pp_key* make_key(Zkey zkey) {
-  auto impl = std::make_shared<KeyImpl>();
-  impl->zkey_densities = zkey_densities(zkey);
-  impl->pk = std::make_shared<const ProvingKey>(take_proving_key(zkey, impl->zkey_densities));
+// A snarkjs key of either curve: the points become the proving key (taken over, not copied); the
+// header and the coefficients stay for turning .wtns files into witnesses, sorted row by row (once
+// per key) so that each witness is computed on every core. The key's fields are set by the caller.
+template <class E>
+std::pair<ProvingKeyOf<E>, ZkeyOf<E>> split_zkey(ZkeyOf<E> zkey, Densities& densities) {
+  densities = zkey_densities(zkey);
+  ProvingKeyOf<E> pk = take_proving_key(zkey, densities);
   const auto row_order = [](const auto& x, const auto& y) {
     return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
   };
   // snarkjs writes them row by row: one pass tells, and such a key skips the sort.
   if (!std::is_sorted(zkey.coefficients.begin(), zkey.coefficients.end(), row_order))
     std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), row_order);
-  impl->zkey = std::make_shared<const Zkey>(std::move(zkey));
+  return {std::move(pk), std::move(zkey)};
+}
+
+pp_key* make_key(Zkey zkey) {
+  auto impl = std::make_shared<KeyImpl>();
+  auto [pk, rest] = split_zkey<Bls12_381>(std::move(zkey), impl->zkey_densities);
+  impl->pk = std::make_shared<const ProvingKey>(std::move(pk));
+  impl->zkey = std::make_shared<const Zkey>(std::move(rest));
   return make_key(std::move(impl));
 }
 
-// The same for a snarkjs bn128 key: a BN254 key.
 pp_key* make_key(bn254::Zkey zkey) {
   auto impl = std::make_shared<KeyImpl>();
   impl->curve = PP_CURVE_BN254;
-  impl->zkey_densities = zkey_densities(zkey);
-  impl->pk_bn254 = std::make_shared<const bn254::ProvingKey>(take_proving_key(zkey, impl->zkey_densities));
-  const auto row_order = [](const auto& x, const auto& y) {
-    return x.matrix != y.matrix ? x.matrix < y.matrix : x.constraint < y.constraint;
-  };
-  if (!std::is_sorted(zkey.coefficients.begin(), zkey.coefficients.end(), row_order))
-    std::stable_sort(zkey.coefficients.begin(), zkey.coefficients.end(), row_order);
-  impl->zkey_bn254 = std::make_shared<const bn254::Zkey>(std::move(zkey));
+  auto [pk, rest] = split_zkey<bn254::Bn254>(std::move(zkey), impl->zkey_densities);
+  impl->pk_bn254 = std::make_shared<const bn254::ProvingKey>(std::move(pk));
+  impl->zkey_bn254 = std::make_shared<const bn254::Zkey>(std::move(rest));
   return make_key(std::move(impl));
 }
 
