@@ -150,6 +150,7 @@ struct ProverOf<E>::Impl {
   Densities densities;
   ProverConfig config;
   MemoryPlan plan;
+  StartupTimes startup;
   bool resident = false;
   std::size_t num_inputs = 0, num_aux = 0;
   std::vector<uint32_t> a_vars, b_vars;

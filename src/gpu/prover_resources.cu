@@ -139,6 +139,14 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   using F = typename E::Fr;
   using G1 = typename E::G1;
   Impl& m = *impl_;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto t_last = t0;
+  auto lap = [&t_last] {  // ms since the previous lap
+    const auto t = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(t - t_last).count();
+    t_last = t;
+    return ms;
+  };
   if (config.calls) m.calls = config.calls;
   m.num_inputs = pk.vk.ic.size();
   m.num_aux = pk.l.size();
@@ -167,6 +175,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   m.max_windows = engine::msm_windows(kMinWindow);
   if (m.sums_bytes() > m.region_bytes("msm[0].sums"))
     throw GpuError(Status::invalid("GPU prover: the plan's sums region is too small"));
+  m.startup.plan = lap();
 
   check(cudaMalloc(&m.arena, m.plan.arena_bytes), "GPU prover: allocating the arena");
   check(cudaStreamCreateWithFlags(&m.copy, cudaStreamNonBlocking), "GPU prover: stream");
@@ -174,6 +183,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   check(cudaStreamCreateWithFlags(&m.srs, cudaStreamNonBlocking), "GPU prover: stream");
   m.stage_released.resize(std::size_t(m.plan.stage_slots));
   for (auto& e : m.stage_released) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "GPU prover: event");
+  m.startup.arena = lap();
   if (config.pinned_staging) {
     // One pinned buffer per stage slot, allocated once: uploads from pinned memory run at the
     // link's speed and leave the host free, where pageable ones are staged by the driver.
@@ -186,6 +196,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
       check(cudaEventCreateWithFlags(&m.staging_free[i], cudaEventDisableTiming), "GPU prover: event");
     }
   }
+  m.startup.staging = lap();
   m.marks.resize(std::size_t(m.plan.msm_slots));
   for (auto& set : m.marks)
     for (auto& e : set) check(cudaEventCreate(&e), "GPU prover: event");
@@ -214,6 +225,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   m.h_factor = bellman ? domain.vanishing_on_coset().inverse() : F::one().canonical_limbs();
   check(ntt_tables_init(m.template region<void>("ntt.tables"), m.region_bytes("ntt.tables"), shape.lg, roots, m.compute,
                         &m.tables, twist_table_lg(shape.lg, m.plan.ntt_full_twist)));
+  m.startup.tables = lap();
   if (m.resident) {
     void* staging_buffer = nullptr;
     check(cudaHostAlloc(&staging_buffer, 2 * Impl::kUploadHalfBytes, cudaHostAllocDefault), "GPU prover: SRS upload buffer");
@@ -242,6 +254,8 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
     m.host_b_g2 = m.pin(pk.b_g2);
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
+  m.startup.srs = lap();
+  m.startup.total = std::chrono::duration<double, std::milli>(t_last - t0).count();
 }
 
 // Impl's destructor releases everything (a defaulted definition here cannot be explicitly
@@ -252,6 +266,10 @@ ProverOf<E>::~ProverOf() {}
 template <class E>
 const engine::MemoryPlan& ProverOf<E>::plan() const {
   return impl_->plan;
+}
+template <class E>
+const StartupTimes& ProverOf<E>::startup_times() const {
+  return impl_->startup;
 }
 template <class E>
 engine::DeviceCalls& ProverOf<E>::device_calls() {
@@ -267,6 +285,7 @@ int ProverOf<E>::device() const {
   template ProverOf<E>::ProverOf(const ProvingKeyOf<E>&, const Densities&, const ProverConfig&); \
   template ProverOf<E>::~ProverOf();                                                       \
   template const engine::MemoryPlan& ProverOf<E>::plan() const;                            \
+  template const StartupTimes& ProverOf<E>::startup_times() const;                         \
   template engine::DeviceCalls& ProverOf<E>::device_calls();                               \
   template int ProverOf<E>::device() const;
 PP_GPU_PROVER_RESOURCES(Bls12_381)

@@ -102,6 +102,13 @@ struct GpuTimes : ProverStageTimes {
   }
 };
 
+// Where a prover's start-up went (ms of host time, in order): the plan, the arena and the streams
+// and events, the pinned staging buffers, the NTT tables, the SRS uploaded (resident, with the H
+// table) or pinned (streamed); total includes the rest (checks, the final synchronisation).
+struct StartupTimes {
+  double plan = 0, arena = 0, staging = 0, tables = 0, srs = 0, total = 0;
+};
+
 // E: the curve (groth16/curves.hpp), BLS12-381 or BN254; the kernels, the plan and the phases are
 // the same for both.
 template <class E>
@@ -121,6 +128,7 @@ class ProverOf {
   ProverOf& operator=(const ProverOf&) = delete;
 
   const engine::MemoryPlan& plan() const;
+  const StartupTimes& startup_times() const;
   // CUDA runtime calls made since start-up, by kind (none of the forbidden kinds, by design).
   engine::DeviceCalls& device_calls();
   int device() const;
