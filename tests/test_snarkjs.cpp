@@ -168,6 +168,62 @@ TEST(SnarkjsMalformed, EveryTruncationIsAFormatError) {
   }
 }
 
+// A read that leaves the curve checks to ZkeyPointChecks::run(): the run reports exactly what
+// the full read would, for either curve and any section; the read still rejects coordinates >= p;
+// a good key's points are the full read's.
+TEST(SnarkjsMalformed, DeferredPointChecksReportWhatTheReadWould) {
+  for (const char* name : {"multiplier.zkey", "multiplier_bn128.zkey"}) {
+    SCOPED_TRACE(name);
+    const std::vector<uint8_t> z = bytes_of(name);
+    const bool bn = std::string(name).find("bn128") != std::string::npos;
+    const std::size_t g1 = bn ? 64 : 96, coord = g1 / 2;
+    auto full_read = [&](const std::vector<uint8_t>& b) {
+      if (bn) (void)parse_zkey<bn254::Bn254>(b, "k.zkey");
+      else (void)parse_zkey(b, "k.zkey");
+    };
+    auto deferred_read = [&](const std::vector<uint8_t>& b, ZkeyPointChecks* c) {
+      if (bn) (void)parse_zkey<bn254::Bn254>(b, "k.zkey", {}, c);
+      else (void)parse_zkey(b, "k.zkey", {}, c);
+    };
+    {  // good: both pass, and the deferred read's points are the full read's
+      ZkeyPointChecks checks;
+      if (bn) EXPECT_EQ(parse_zkey<bn254::Bn254>(z, "k.zkey", {}, &checks).h, parse_zkey<bn254::Bn254>(z, "k.zkey").h);
+      else EXPECT_EQ(parse_zkey(z, "k.zkey", {}, &checks).h, parse_zkey(z, "k.zkey").h);
+      EXPECT_NO_THROW(checks.run());
+    }
+    for (uint32_t section : {5u, 9u}) {  // a point off the curve in the first and in the last point section
+      SCOPED_TRACE(section);
+      std::vector<uint8_t> b = z;
+      b[section_offset(b, section) + g1 + coord] ^= 1;  // point 1's y
+      const std::string direct = error_of([&] { full_read(b); });
+      ASSERT_NE(direct.find("not on the curve"), std::string::npos) << direct;
+      ZkeyPointChecks checks;
+      ASSERT_NO_THROW(deferred_read(b, &checks));
+      EXPECT_EQ(error_of([&] { checks.run(); }), direct);
+    }
+    {  // a coordinate >= p is still the read's own error
+      std::vector<uint8_t> b = z;
+      std::memset(b.data() + section_offset(b, 9) + g1, 0xff, coord);
+      ZkeyPointChecks checks;
+      const std::string msg = error_of([&] { deferred_read(b, &checks); });
+      EXPECT_NE(msg.find("H point 1 of"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("coordinate not below"), std::string::npos) << msg;
+    }
+  }
+  // read_zkey keeps its mapping alive for the run, after the read has returned.
+  std::vector<uint8_t> b = bytes_of("multiplier.zkey");
+  b[section_offset(b, 8) + 96 + 48] ^= 1;  // C point 1's y
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "pp_deferred_checks.zkey";
+  write_file_bytes(path, b);
+  ZkeyPointChecks checks;
+  ASSERT_NO_THROW((void)read_zkey(path, {}, &checks));
+  std::filesystem::remove(path);
+  const std::string msg = error_of([&] { checks.run(); });
+  EXPECT_NE(msg.find("C point 1 of"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("pp_deferred_checks.zkey"), std::string::npos) << msg;
+  EXPECT_THROW(ZkeyPointChecks{}.run(), std::logic_error);
+}
+
 TEST(SnarkjsMalformed, MessagesNameTheProblemAndWhere) {
   std::vector<uint8_t> z = bytes_of("multiplier.zkey");
   {

@@ -323,16 +323,21 @@ void coordinate_to_lem(uint8_t* out, const F& x) {
 }  // namespace
 
 template <class C>
-PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check) {
+PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, PointCheck check) {
   constexpr std::size_t kCoord = sizeof(typename C::Field);
   if (in.size() != 2 * kCoord) throw std::logic_error("point_from_lem: wrong byte count");
   Affine<C> p;
   if (!coordinate_from_lem(p.x, in.data()) || !coordinate_from_lem(p.y, in.data() + kCoord))
     return PointError::coordinate_not_canonical;
-  if (!p.is_on_curve()) return PointError::not_on_curve;
-  if (subgroup_check && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
+  if (check != PointCheck::coordinates && !p.is_on_curve()) return PointError::not_on_curve;
+  if (check == PointCheck::subgroup && !p.is_infinity() && !is_in_subgroup(p)) return PointError::not_in_subgroup;
   out = p;
   return PointError::ok;
+}
+
+template <class C>
+PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check) {
+  return point_from_lem(out, in, subgroup_check ? PointCheck::subgroup : PointCheck::curve);
 }
 
 template <class C>
@@ -355,7 +360,8 @@ template bool zkey_coefficient_from_bytes(bn254::Fr&, std::span<const uint8_t, 3
 template void zkey_coefficient_to_bytes(uint8_t*, const Fr&);
 template void zkey_coefficient_to_bytes(uint8_t*, const bn254::Fr&);
 #define PP_LEM_POINT(C)                                                        \
-  template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, bool); \
+  template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, bool);       \
+  template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, PointCheck); \
   template void point_to_lem(uint8_t*, const Affine<C>&);
 PP_LEM_POINT(G1Curve)
 PP_LEM_POINT(G2Curve)

@@ -12,6 +12,7 @@
 
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <stdexcept>
@@ -27,8 +28,15 @@ constexpr std::size_t kCoefficientBytes = 12 + 32;
 template <class E>
 constexpr int kMaxDomainLg = DomainOf<typename E::Fr>::kMaxLg - 1;
 
+// The error a bad point of a section gives, wherever it is found (the read or deferred checks).
+[[noreturn]] void fail_point(const SectionReader& in, uint64_t base, uint64_t index, uint64_t count, std::size_t point_bytes,
+                             const char* what, PointError e) {
+  in.fail_at(base + index * point_bytes,
+             std::string(what) + " point " + std::to_string(index) + " of " + std::to_string(count) + ": " + to_string(e));
+}
+
 template <class C>
-std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char* what, bool subgroup) {
+std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char* what, PointCheck check) {
   constexpr std::size_t B = kLemPointBytes<C>;
   using P = Affine<C>;
   in.need_items(count, B, what);
@@ -37,15 +45,31 @@ std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char
   // Faulted in on every core, not value-initialised on one: a 2^23-point section is 0.5 GB.
   std::vector<P> out = big_vector<P>(count);
   const uint64_t bad = lowest_failing(count, 256, [&](uint64_t i) {
-    return point_from_lem<C>(out[i], data.subspan(i * B, B), subgroup) == PointError::ok;
+    return point_from_lem<C>(out[i], data.subspan(i * B, B), check) == PointError::ok;
   });
   if (bad != kNoneFailed) {
     P p;
-    const PointError e = point_from_lem<C>(p, data.subspan(bad * B, B), subgroup);
-    in.fail_at(base + bad * B, std::string(what) + " point " + std::to_string(bad) + " of " + std::to_string(count) +
-                                   ": " + to_string(e));
+    fail_point(in, base, bad, count, B, what, point_from_lem<C>(p, data.subspan(bad * B, B), check));
   }
   return out;
+}
+
+// The checks read_points(…, PointCheck::coordinates) left, over the same section: the rest of the
+// section's bytes are its points (their count was checked when it was read).
+template <class C>
+void check_points(SectionReader in, const char* what, PointCheck check) {
+  constexpr std::size_t B = kLemPointBytes<C>;
+  const uint64_t count = in.remaining() / B, base = in.offset();
+  const std::span<const uint8_t> data = in.bytes(count * B, what);
+  auto ok = [&](uint64_t i) {
+    Affine<C> p;
+    return point_from_lem<C>(p, data.subspan(i * B, B), check) == PointError::ok;
+  };
+  const uint64_t bad = lowest_failing(count, 256, ok);
+  if (bad != kNoneFailed) {
+    Affine<C> p;
+    fail_point(in, base, bad, count, B, what, point_from_lem<C>(p, data.subspan(bad * B, B), check));
+  }
 }
 
 template <class C>
@@ -135,7 +159,8 @@ CurveId zkey_curve(const std::filesystem::path& path) {
 }
 
 template <class E>
-ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options) {
+ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options,
+                     ZkeyPointChecks* deferred) {
   using G1 = typename E::G1;
   using G2 = typename E::G2;
   constexpr std::size_t kG1 = kLemPointBytes<G1>, kG2 = kLemPointBytes<G2>;
@@ -145,7 +170,7 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
   {
     SectionReader in = file.section(3, "IC");
     in.need_items(z.num_public + 1, kG1, "IC");
-    z.vk.ic = read_points<G1>(in, z.num_public + 1, "IC", true);
+    z.vk.ic = read_points<G1>(in, z.num_public + 1, "IC", PointCheck::subgroup);
     in.expect_end();
   }
   SectionReader coeffs = file.section(4, "coefficients");
@@ -191,7 +216,9 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     coeffs.expect_end();
   };
   auto read_point_sections = [&] {
-    const bool sub = options.subgroup_check;
+    const PointCheck sub = deferred != nullptr    ? PointCheck::coordinates
+                           : options.subgroup_check ? PointCheck::subgroup
+                                                    : PointCheck::curve;
     auto g1_section = [&](uint32_t id, const char* what, std::size_t count) {
       SectionReader in = file.section(id, what);
       if (in.remaining() != count * kG1)
@@ -238,13 +265,52 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     const auto raw = in.bytes(in.remaining(), "MPC parameters");
     z.mpc_params.assign(raw.begin(), raw.end());
   }
+  if (deferred != nullptr) {
+    deferred->keeper = nullptr;
+    deferred->bytes = bytes;
+    deferred->name = std::string(name);
+    deferred->subgroup_check = options.subgroup_check;
+    deferred->bn254 = std::is_same_v<E, bn254::Bn254>;
+  }
   return z;
+}
+
+template <class E>
+ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options) {
+  return parse_zkey<E>(bytes, name, options, nullptr);
 }
 
 template <class E>
 ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options) {
   const MappedFile file(path);
   return parse_zkey<E>(file.bytes(), path.string(), options);
+}
+
+template <class E>
+ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options, ZkeyPointChecks* deferred) {
+  auto file = std::make_shared<const MappedFile>(path);
+  ZkeyOf<E> z = parse_zkey<E>(file->bytes(), path.string(), options, deferred);
+  if (deferred != nullptr) deferred->keeper = std::move(file);
+  return z;
+}
+
+namespace {
+template <class E>
+void run_point_checks(const ZkeyPointChecks& c) {
+  const BinFile file(c.bytes, c.name, "zkey", 1);
+  const PointCheck check = c.subgroup_check ? PointCheck::subgroup : PointCheck::curve;
+  check_points<typename E::G1>(file.section(5, "A"), "A", check);
+  check_points<typename E::G1>(file.section(6, "B1"), "B1", check);
+  check_points<typename E::G2>(file.section(7, "B2"), "B2", check);
+  check_points<typename E::G1>(file.section(8, "C"), "C", check);
+  check_points<typename E::G1>(file.section(9, "H"), "H", check);
+}
+}  // namespace
+
+void ZkeyPointChecks::run() const {
+  if (bytes.empty()) throw std::logic_error("ZkeyPointChecks::run: no read deferred its checks here");
+  if (bn254) run_point_checks<bn254::Bn254>(*this);
+  else run_point_checks<Bls12_381>(*this);
 }
 
 template <class E>
@@ -350,6 +416,9 @@ void write_zkey(const std::filesystem::path& path, const ZkeyOf<E>& zkey) {
 #define PP_ZKEY_DEFINE(E)                                                                                 \
   template ZkeyOf<E> parse_zkey<E>(std::span<const uint8_t>, std::string_view, const ZkeyReadOptions&);     \
   template ZkeyOf<E> read_zkey<E>(const std::filesystem::path&, const ZkeyReadOptions&);                    \
+  template ZkeyOf<E> parse_zkey<E>(std::span<const uint8_t>, std::string_view, const ZkeyReadOptions&,       \
+                                   ZkeyPointChecks*);                                                        \
+  template ZkeyOf<E> read_zkey<E>(const std::filesystem::path&, const ZkeyReadOptions&, ZkeyPointChecks*);  \
   template std::vector<uint8_t> encode_zkey(const ZkeyOf<E>&);                                             \
   template void write_zkey(const std::filesystem::path&, const ZkeyOf<E>&);
 PP_ZKEY_DEFINE(Bls12_381)

@@ -165,6 +165,11 @@ const char* to_string(PointError e);
 // in.size() must be kLemPointBytes<C>.
 template <class C>
 PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check);
+// What a point's check covers: its coordinates below p only (a reader that checks the curve
+// later), on the curve too, or in the prime-order subgroup as well.
+enum class PointCheck { coordinates, curve, subgroup };
+template <class C>
+PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, PointCheck check);
 template <class C>
 void point_to_lem(uint8_t* out, const Affine<C>& p);
 

@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +64,22 @@ struct ZkeyReadOptions {
   bool header_only = false;     // sections 1–3 and the coefficient count; vectors left empty
 };
 
+// The checks of sections 5–9's points that a read left for later (the `deferred` argument of
+// read_zkey and parse_zkey): the read checks every coordinate is below p; run() checks each point
+// is on the curve (and, with subgroup_check, in the subgroup) from the same bytes, and throws the
+// FormatError the read would have thrown — the lowest bad point of the first section that has
+// one. A caller runs it beside work that does not need the points to be valid yet (the GPU's
+// proof) and joins it before it uses or returns anything made from them. run() may be called
+// from any thread, as often as wanted.
+struct ZkeyPointChecks {
+  std::shared_ptr<const void> keeper;  // keeps `bytes` alive: the file's mapping (read_zkey), or null
+  std::span<const uint8_t> bytes;      // the whole .zkey
+  std::string name;
+  bool subgroup_check = false;
+  bool bn254 = false;  // the curve whose points these are
+  void run() const;
+};
+
 // Throws FormatError naming the file, the section, the index and the byte offset of the first
 // problem: bad magic or version, a missing or repeated section, a protocol other than Groth16,
 // primes that are not E's (a bn128 key read as BLS12-381's says so), sizes that disagree with the
@@ -71,6 +89,13 @@ template <class E = Bls12_381>
 ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options = {});
 template <class E = Bls12_381>
 ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options = {});
+// The same with the curve checks of sections 5–9 left to *deferred (above). parse_zkey's bytes
+// must outlive deferred->run(); read_zkey's mapping is kept alive by *deferred.
+template <class E = Bls12_381>
+ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, const ZkeyReadOptions& options,
+                     ZkeyPointChecks* deferred);
+template <class E = Bls12_381>
+ZkeyOf<E> read_zkey(const std::filesystem::path& path, const ZkeyReadOptions& options, ZkeyPointChecks* deferred);
 // Sections in id order 1..10. Throws std::invalid_argument when the vectors disagree with the
 // sizes (a, b1, b2 nVars points; c nVars − nPublic − 1; h domainSize; ic nPublic + 1).
 template <class E>
