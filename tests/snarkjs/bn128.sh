@@ -99,6 +99,18 @@ for circuit in "$@"; do
   expect_ok snarkjs groth16 verify "$dir/pp.vk.json" "$dir/pp_pp_public.json" "$dir/pp_pp_proof.json"
   grep -q "OK" "$work/last.log" || fail "snarkjs did not say OK"
 
+  step "$circuit: a key with a point off the curve is refused, naming it, and nothing is written"
+  # H point 1's y, lowest byte (still below p): found through the .zkey's section table.
+  node -e 'const fs = require("fs"); const b = fs.readFileSync(process.argv[1]);
+    let pos = 12, h = -1;
+    while (pos < b.length) { const id = b.readUInt32LE(pos), n = Number(b.readBigUInt64LE(pos + 4)); if (id === 9) h = pos + 12; pos += 12 + n; }
+    if (h < 0) throw new Error("no section 9"); b[h + 64 + 32] ^= 1; fs.writeFileSync(process.argv[2], b);' \
+    "$dir/key.zkey" "$dir/off_curve.zkey"
+  rm -f "$dir/oc_proof.json" "$dir/oc_public.json"
+  expect_error "section 9 \(H\): H point 1 of [0-9]+: not on the curve" \
+    "$proofpipe" prove "$dir/off_curve.zkey" "$dir/witness.wtns" "$dir/oc_proof.json" "$dir/oc_public.json"
+  [[ ! -e $dir/oc_proof.json && ! -e $dir/oc_public.json ]] || fail "a proof was written for a key with a point off the curve"
+
   step "$circuit: a key and a witness of different curves are named as such"
   expect_error "wrong prime" "$proofpipe" prove "$dir/key.zkey" tests/data/snarkjs/multiplier.wtns "$dir/x.json" "$dir/y.json"
   expect_error "wrong prime" "$proofpipe" prove tests/data/snarkjs/multiplier.zkey "$dir/witness.wtns" "$dir/x.json" "$dir/y.json"
