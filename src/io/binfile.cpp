@@ -335,10 +335,6 @@ PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, PointChec
   return PointError::ok;
 }
 
-template <class C>
-PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check) {
-  return point_from_lem(out, in, subgroup_check ? PointCheck::subgroup : PointCheck::curve);
-}
 
 template <class C>
 void point_to_lem(uint8_t* out, const Affine<C>& p) {
@@ -360,7 +356,6 @@ template bool zkey_coefficient_from_bytes(bn254::Fr&, std::span<const uint8_t, 3
 template void zkey_coefficient_to_bytes(uint8_t*, const Fr&);
 template void zkey_coefficient_to_bytes(uint8_t*, const bn254::Fr&);
 #define PP_LEM_POINT(C)                                                        \
-  template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, bool);       \
   template PointError point_from_lem(Affine<C>&, std::span<const uint8_t>, PointCheck); \
   template void point_to_lem(uint8_t*, const Affine<C>&);
 PP_LEM_POINT(G1Curve)

@@ -28,29 +28,33 @@ constexpr std::size_t kCoefficientBytes = 12 + 32;
 template <class E>
 constexpr int kMaxDomainLg = DomainOf<typename E::Fr>::kMaxLg - 1;
 
-// The error a bad point of a section gives, wherever it is found (the read or deferred checks).
-[[noreturn]] void fail_point(const SectionReader& in, uint64_t base, uint64_t index, uint64_t count, std::size_t point_bytes,
-                             const char* what, PointError e) {
-  in.fail_at(base + index * point_bytes,
-             std::string(what) + " point " + std::to_string(index) + " of " + std::to_string(count) + ": " + to_string(e));
+// Checks `count` points of a section (its bytes `data`, at file offset `base`), decoding each into
+// out[i] when `out` is given; throws for the lowest bad one (the read's and the deferred checks'
+// one error).
+template <class C>
+void decode_points(const SectionReader& in, std::span<const uint8_t> data, uint64_t base, uint64_t count,
+                   const char* what, PointCheck check, Affine<C>* out) {
+  constexpr std::size_t B = kLemPointBytes<C>;
+  const uint64_t bad = lowest_failing(count, 256, [&](uint64_t i) {
+    Affine<C> scratch;
+    return point_from_lem<C>(out != nullptr ? out[i] : scratch, data.subspan(i * B, B), check) == PointError::ok;
+  });
+  if (bad == kNoneFailed) return;
+  Affine<C> p;
+  const PointError e = point_from_lem<C>(p, data.subspan(bad * B, B), check);
+  in.fail_at(base + bad * B,
+             std::string(what) + " point " + std::to_string(bad) + " of " + std::to_string(count) + ": " + to_string(e));
 }
 
 template <class C>
 std::vector<Affine<C>> read_points(SectionReader& in, uint64_t count, const char* what, PointCheck check) {
   constexpr std::size_t B = kLemPointBytes<C>;
-  using P = Affine<C>;
   in.need_items(count, B, what);
   const uint64_t base = in.offset();
   const std::span<const uint8_t> data = in.bytes(count * B, what);
   // Faulted in on every core, not value-initialised on one: a 2^23-point section is 0.5 GB.
-  std::vector<P> out = big_vector<P>(count);
-  const uint64_t bad = lowest_failing(count, 256, [&](uint64_t i) {
-    return point_from_lem<C>(out[i], data.subspan(i * B, B), check) == PointError::ok;
-  });
-  if (bad != kNoneFailed) {
-    P p;
-    fail_point(in, base, bad, count, B, what, point_from_lem<C>(p, data.subspan(bad * B, B), check));
-  }
+  std::vector<Affine<C>> out = big_vector<Affine<C>>(count);
+  decode_points<C>(in, data, base, count, what, check, out.data());
   return out;
 }
 
@@ -60,23 +64,14 @@ template <class C>
 void check_points(SectionReader in, const char* what, PointCheck check) {
   constexpr std::size_t B = kLemPointBytes<C>;
   const uint64_t count = in.remaining() / B, base = in.offset();
-  const std::span<const uint8_t> data = in.bytes(count * B, what);
-  auto ok = [&](uint64_t i) {
-    Affine<C> p;
-    return point_from_lem<C>(p, data.subspan(i * B, B), check) == PointError::ok;
-  };
-  const uint64_t bad = lowest_failing(count, 256, ok);
-  if (bad != kNoneFailed) {
-    Affine<C> p;
-    fail_point(in, base, bad, count, B, what, point_from_lem<C>(p, data.subspan(bad * B, B), check));
-  }
+  decode_points<C>(in, in.bytes(count * B, what), base, count, what, check, nullptr);
 }
 
 template <class C>
 Affine<C> read_point(SectionReader& in, const char* what) {
   const uint64_t at = in.offset();
   Affine<C> p;
-  const PointError e = point_from_lem<C>(p, in.bytes(kLemPointBytes<C>, what), true);
+  const PointError e = point_from_lem<C>(p, in.bytes(kLemPointBytes<C>, what), PointCheck::subgroup);
   if (e != PointError::ok) in.fail_at(at, std::string(what) + ": " + to_string(e));
   return p;
 }
@@ -270,7 +265,7 @@ ZkeyOf<E> parse_zkey(std::span<const uint8_t> bytes, std::string_view name, cons
     deferred->bytes = bytes;
     deferred->name = std::string(name);
     deferred->subgroup_check = options.subgroup_check;
-    deferred->bn254 = std::is_same_v<E, bn254::Bn254>;
+    deferred->curve = kCurveId<E>;
   }
   return z;
 }
@@ -309,7 +304,7 @@ void run_point_checks(const ZkeyPointChecks& c) {
 
 void ZkeyPointChecks::run() const {
   if (bytes.empty()) throw std::logic_error("ZkeyPointChecks::run: no read deferred its checks here");
-  if (bn254) run_point_checks<bn254::Bn254>(*this);
+  if (curve == CurveId::bn254) run_point_checks<bn254::Bn254>(*this);
   else run_point_checks<Bls12_381>(*this);
 }
 

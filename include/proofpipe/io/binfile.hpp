@@ -162,11 +162,9 @@ inline constexpr std::size_t kZkeyG1Bytes = kLemPointBytes<G1Curve>;  // BLS12-3
 inline constexpr std::size_t kZkeyG2Bytes = kLemPointBytes<G2Curve>;  // BLS12-381: 192
 enum class PointError { ok, coordinate_not_canonical, not_on_curve, not_in_subgroup };
 const char* to_string(PointError e);
-// in.size() must be kLemPointBytes<C>.
-template <class C>
-PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, bool subgroup_check);
 // What a point's check covers: its coordinates below p only (a reader that checks the curve
-// later), on the curve too, or in the prime-order subgroup as well.
+// later), on the curve too, or in the prime-order subgroup as well. in.size() must be
+// kLemPointBytes<C>; `out` is written only when the point passes.
 enum class PointCheck { coordinates, curve, subgroup };
 template <class C>
 PointError point_from_lem(Affine<C>& out, std::span<const uint8_t> in, PointCheck check);

@@ -76,7 +76,7 @@ struct ZkeyPointChecks {
   std::span<const uint8_t> bytes;      // the whole .zkey
   std::string name;
   bool subgroup_check = false;
-  bool bn254 = false;  // the curve whose points these are
+  CurveId curve = CurveId::bls12_381;  // whose points these are
   void run() const;
 };
 
