@@ -44,6 +44,8 @@ TEST(GpuNttPlan, CoversEveryLevelWithinBlockLimits) {
       EXPECT_LE(p.k, gpu::kMaxPassLg);
       EXPECT_LE(p.elements_per_block(), uint32_t(gpu::kBlockElements));
       EXPECT_LE(p.cols(), 1u << p.m);
+      // blocks for every SM (an H100 has 132): at least 512, or one column a block
+      EXPECT_TRUE(p.blocks() >= 512 || p.cols_lg == 0) << p.blocks() << " blocks";
       top = p.m;
     }
     EXPECT_EQ(top, 0) << "lg " << lg;
@@ -51,57 +53,60 @@ TEST(GpuNttPlan, CoversEveryLevelWithinBlockLimits) {
 }
 
 TEST(GpuNttPlan, GlobalIndexVisitsEveryElementOnce) {
-  for (int lg : {1, 5, 11, 14}) {
-    const gpu::NttPlan plan = gpu::make_ntt_plan(lg);
-    for (int i = 0; i < plan.count; ++i) {
-      const gpu::NttPass& p = plan.pass[i];
-      std::vector<int> seen(std::size_t(1) << lg, 0);
-      for (uint64_t b = 0; b < p.blocks(); ++b)
-        for (uint32_t e = 0; e < p.elements_per_block(); ++e) ++seen[p.global_index(b, e)];
-      for (int s : seen) ASSERT_EQ(s, 1) << "lg " << lg << " pass " << i;
+  for (int lg : {1, 5, 11, 14, 16})
+    for (int min_blocks : {0, gpu::kMinPassBlocksLg}) {
+      const gpu::NttPlan plan = gpu::make_ntt_plan(lg, gpu::kMaxPassLg, min_blocks);
+      for (int i = 0; i < plan.count; ++i) {
+        const gpu::NttPass& p = plan.pass[i];
+        std::vector<int> seen(std::size_t(1) << lg, 0);
+        for (uint64_t b = 0; b < p.blocks(); ++b)
+          for (uint32_t e = 0; e < p.elements_per_block(); ++e) ++seen[p.global_index(b, e)];
+        for (int s : seen) ASSERT_EQ(s, 1) << "lg " << lg << " pass " << i << " min blocks 2^" << min_blocks;
+      }
     }
-  }
 }
 
 // Within a pass, every round's threads hold every element of the block exactly once (in registers
 // that pair positions 2^j apart at each level they run), and the rounds run each level once.
 TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
   for (int lg : {1, 2, 3, 5, 8, 11, 17, 24, 27, 28})
-    for (int max_pass : {2, 3, 7, gpu::kMaxPassLg}) {
-      const gpu::NttPlan plan = gpu::make_ntt_plan(lg, max_pass);
-      for (int i = 0; i < plan.count; ++i) {
-        const gpu::NttPass& p = plan.pass[i];
-        SCOPED_TRACE("lg " + std::to_string(lg) + " max " + std::to_string(max_pass) + " pass " + std::to_string(i));
-        for (bool dif : {true, false}) {
-          std::vector<int> levels(std::size_t(p.k), 0);
-          for (int r = 0; r < p.rounds(); ++r) {
-            const gpu::NttRound rd = gpu::round_of(p, dif, r);
-            ASSERT_LE(rd.lo + rd.bits, p.k);
-            for (int j = rd.level_lo; j < rd.level_hi; ++j) {
-              ASSERT_GE(j, rd.lo);
-              ASSERT_LT(j, rd.lo + rd.bits);
-              ++levels[std::size_t(j)];
-            }
-            std::vector<int> seen(p.elements_per_block(), 0);
-            for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
-              const gpu::RoundMap map = gpu::round_map(p, rd, tid);
-              for (int q = 0; q < gpu::kThreadElements; ++q) {
-                if (!map.valid(q)) continue;
-                ASSERT_LT(map.pos(q), p.K());
-                ++seen[map.element(q, p.cols_lg)];
-                for (int d = 0; d < rd.bits; ++d)
-                  if (!(q & (1 << d))) {
-                    ASSERT_EQ(map.pos(q | (1 << d)), map.pos(q) + (1u << (rd.lo + d)));
-                    ASSERT_EQ(map.col(q | (1 << d)), map.col(q));
-                  }
+    for (int max_pass : {2, 3, 7, gpu::kMaxPassLg})
+      for (int min_blocks : {0, gpu::kMinPassBlocksLg}) {
+        const gpu::NttPlan plan = gpu::make_ntt_plan(lg, max_pass, min_blocks);
+        for (int i = 0; i < plan.count; ++i) {
+          const gpu::NttPass& p = plan.pass[i];
+          SCOPED_TRACE("lg " + std::to_string(lg) + " max " + std::to_string(max_pass) + " min blocks 2^" +
+                       std::to_string(min_blocks) + " pass " + std::to_string(i));
+          for (bool dif : {true, false}) {
+            std::vector<int> levels(std::size_t(p.k), 0);
+            for (int r = 0; r < p.rounds(); ++r) {
+              const gpu::NttRound rd = gpu::round_of(p, dif, r);
+              ASSERT_LE(rd.lo + rd.bits, p.k);
+              for (int j = rd.level_lo; j < rd.level_hi; ++j) {
+                ASSERT_GE(j, rd.lo);
+                ASSERT_LT(j, rd.lo + rd.bits);
+                ++levels[std::size_t(j)];
               }
+              std::vector<int> seen(p.elements_per_block(), 0);
+              for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
+                const gpu::RoundMap map = gpu::round_map(p, rd, tid);
+                for (int q = 0; q < gpu::kThreadElements; ++q) {
+                  if (!map.valid(q)) continue;
+                  ASSERT_LT(map.pos(q), p.K());
+                  ++seen[map.element(q, p.cols_lg)];
+                  for (int d = 0; d < rd.bits; ++d)
+                    if (!(q & (1 << d))) {
+                      ASSERT_EQ(map.pos(q | (1 << d)), map.pos(q) + (1u << (rd.lo + d)));
+                      ASSERT_EQ(map.col(q | (1 << d)), map.col(q));
+                    }
+                }
+              }
+              for (int c : seen) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT") << " round " << r;
             }
-            for (int c : seen) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT") << " round " << r;
+            for (int c : levels) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT");
           }
-          for (int c : levels) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT");
         }
       }
-    }
 }
 
 // ---------------------------------------------------------------- NTT
@@ -129,7 +134,7 @@ void reference(std::vector<F>& a, const DomainOf<F>& d, const gpu::NttOp& op) {
 // Every order, direction and coset of the twin against pp's transforms, for one plan and table,
 // over F (BLS12-381's Fr by default, or BN254's).
 template <class F = Fr>
-void check_every_op(int lg, int max_pass, int twist_lg) {
+void check_every_op(int lg, int max_pass, int twist_lg, int min_blocks_lg = gpu::kMinPassBlocksLg) {
   const DomainOf<F> d(lg);
   const auto x = random_scalars<F>(d.size(), kSeed + lg);
   for (Direction dir : {Direction::forward, Direction::inverse})
@@ -141,14 +146,14 @@ void check_every_op(int lg, int max_pass, int twist_lg) {
                                             << int(out) << " coset " << coset);
           auto want = x, got = x;
           reference(want, d, op);
-          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass, twist_lg);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass, twist_lg, min_blocks_lg);
           ASSERT_EQ(got, want);
           if (dir == Direction::inverse) {
             // The same transform with its output left as canonical integers.
             gpu::NttOp plain = op;
             plain.canonical_out = true;
             got = x;
-            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg);
+            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg, min_blocks_lg);
             ASSERT_EQ(got, canonical_limbs(want));
           }
           // The 1/n moved between transforms: a forward that takes it gives want / n, an inverse
@@ -165,19 +170,21 @@ void check_every_op(int lg, int max_pass, int twist_lg) {
             continue;
           }
           got = x;
-          gpu::ntt_twin(got, d, gpu::roots_of(d), moved, max_pass, twist_lg);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), moved, max_pass, twist_lg, min_blocks_lg);
           for (auto& v : want) v = v * factor;
           ASSERT_EQ(got, want) << (dir == Direction::forward ? "take_size_inv" : "defer_size_inv");
         }
 }
 
 // (log size, levels per pass): the GPU's own plans up to 2^14, and plans of 2..6 passes at
-// small sizes through narrower passes.
+// small sizes through narrower passes; each with the GPU's block shapes (one column a block at
+// these sizes) and with blocks of as many columns as fit (the shapes of 2^20 and up).
 class NttTwin : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
   const auto [lg, max_pass] = GetParam();
   check_every_op(lg, max_pass, gpu::kTwistTableLg);
+  check_every_op(lg, max_pass, gpu::kTwistTableLg, 0);  // blocks of as many columns as fit
 }
 
 // The same with a root per twist (twist_lg = lg: no pass multiplies two table entries; inverse
@@ -197,6 +204,7 @@ TEST_P(NttTwinTwistTables, FullAndNoDirectTableEqualCpuTransform) {
 TEST(NttTwinBn254, EqualsCpuTransformForEveryOrderAndCoset) {
   for (int lg : {1, 2, 5, 10, 11, 14}) check_every_op<bn254::Fr>(lg, gpu::kMaxPassLg, gpu::kTwistTableLg);
   for (int lg : {8, 12}) check_every_op<bn254::Fr>(lg, 3, gpu::kTwistTableLg);
+  for (int lg : {12, 14}) check_every_op<bn254::Fr>(lg, 3, gpu::kTwistTableLg, 0);
   check_every_op<bn254::Fr>(12, 5, 12);
   check_every_op<bn254::Fr>(12, 5, 0);
 }

@@ -75,7 +75,8 @@ void twin_pass(F* a, const NttPass& p, const NttTablesOf<F>& t, const PassJob& j
 }
 
 template <class F>
-void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, const NttOp& op, int max_pass, int twist_lg) {
+void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, const NttOp& op, int max_pass, int twist_lg,
+          int min_blocks_lg) {
   const int lg = d.lg();
   if (lg > kMaxNttLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: 2^" + std::to_string(lg) + " exceeds the GPU limit 2^" +
@@ -91,7 +92,9 @@ void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, cons
   if (max_pass < 1 || max_pass > kMaxPassLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: max_pass " + std::to_string(max_pass) + " outside [1, " +
                                 std::to_string(kMaxPassLg) + "]");
-  const NttPlan plan = make_ntt_plan(lg, max_pass);
+  if (min_blocks_lg < 0)
+    throw std::invalid_argument("pp::gpu::ntt_twin: min_blocks_lg " + std::to_string(min_blocks_lg) + " below 0");
+  const NttPlan plan = make_ntt_plan(lg, max_pass, min_blocks_lg);
 
   for (int i = 0; i < plan.count; ++i) {
     const PassStep step = pass_step(s, plan, i);
@@ -102,12 +105,13 @@ void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, cons
 
 }  // namespace
 
-void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg) {
-  twin(a, d, roots, op, max_pass, twist_lg);
+void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg,
+              int min_blocks_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg);
 }
 void ntt_twin(std::span<bn254::Fr> a, const bn254::Domain& d, const NttRootsOf<bn254::Fr>& roots, const NttOp& op,
-              int max_pass, int twist_lg) {
-  twin(a, d, roots, op, max_pass, twist_lg);
+              int max_pass, int twist_lg, int min_blocks_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg);
 }
 
 }  // namespace pp::gpu

@@ -22,6 +22,10 @@ inline constexpr int kThreadLg = 2;        // elements a thread holds in registe
 inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
 inline constexpr int kTwistTableLg = 18;   // the default direct twist table: up to 2^18 roots (8 MiB)
+// A pass keeps at least 2^kMinPassBlocksLg blocks where its columns allow (fewer columns a block):
+// below 2^20 full blocks would leave most SMs idle (a 2^16 pass made 64 blocks of 2^10 elements
+// for 132 SMs); from 2^20 up every pass has more blocks than that anyway.
+inline constexpr int kMinPassBlocksLg = 9;
 static_assert(kBlockLg >= kMaxPassLg, "a block holds at least one whole column of the largest pass");
 static_assert(kThreadLg <= kBlockLg, "a thread's elements lie in one block");
 
@@ -51,16 +55,17 @@ struct NttPass {
 };
 
 // Passes of a 2^lg transform, ordered from the top bits down (the DIF order; DIT runs them in
-// reverse). Levels are spread evenly: 27 = 9 + 9 + 9.
+// reverse). Levels are spread evenly: 27 = 9 + 9 + 9. A block takes as many columns as fit in
+// kBlockElements, fewer where that would leave fewer than 2^kMinPassBlocksLg blocks.
 struct NttPlan {
   int lg = 0;
   int count = 0;
   NttPass pass[kMaxNttLg];
 };
 
-// `max_pass` < kMaxPassLg gives more, smaller passes (tests use it to reach multi-pass plans
-// at small sizes).
-PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg) {
+// `max_pass` < kMaxPassLg gives more, smaller passes and `min_blocks_lg` = 0 full blocks (tests
+// use them to reach multi-pass plans and blocks of many columns at small sizes).
+PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg, int min_blocks_lg = kMinPassBlocksLg) {
   NttPlan plan;
   plan.lg = lg;
   plan.count = (lg + max_pass - 1) / max_pass;
@@ -68,7 +73,8 @@ PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg) {
   for (int i = 0; i < plan.count; ++i) {
     const int k = (top + (plan.count - i) - 1) / (plan.count - i);  // ceil(remaining / passes left)
     const int m = top - k;
-    const int cols_lg = kBlockLg - k < m ? kBlockLg - k : m;
+    int cols_lg = kBlockLg - k < m ? kBlockLg - k : m;
+    if (cols_lg > lg - k - min_blocks_lg) cols_lg = lg - k - min_blocks_lg > 0 ? lg - k - min_blocks_lg : 0;
     plan.pass[i] = NttPass{lg, m, k, cols_lg};
     top = m;
   }
