@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "proofpipe/engine/plan.hpp"
+#include "proofpipe/gpu/msm_sizing.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 
 namespace pp::engine {
@@ -88,10 +89,10 @@ TEST(PlanBounds, WorkspaceByHand) {
   //   56623616; chunks' local sums and totals 2 x 16 x 8192 x 192 = 50331648; level 2 (chunks of
   //   32 of the 8191 totals) 16 x 256 x 192 = 786432; set sums 2 x 16 x 192 = 6144; scratch
   //   16 x 8 x 192 = 24576; long chains 2 x 4469 x 8 = 71504 -> 71680; count 4 -> 256.
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, uint64_t(1) << 20, 16), 678269696u);
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, 0, 16), 0u);
+  EXPECT_EQ(msm_workspace_bound(kBls12_381Points, Curve::g1, uint64_t(1) << 20, 16), 678269696u);
+  EXPECT_EQ(msm_workspace_bound(kBls12_381Points, Curve::g1, 0, 16), 0u);
   // Batch addition of 2^20 G1 points: 16384 partial sums (3 MiB) + 16 of scratch (3072 B).
-  EXPECT_EQ(batch_add_workspace_bound(Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
+  EXPECT_EQ(batch_add_workspace_bound(kBls12_381Points, Curve::g1, uint64_t(1) << 20), 3145728u + 3072u);
   // NTT tables at 2^28: four two-level tables of 2^14 + 2^14 roots, two more hi tables with the
   // 1/n folded in (2^14 each), two small tables of 512 and the direct twist table of the 10 + 9 +
   // 9 plan's middle pass (2^18 roots, both directions): 13.03 MiB.
@@ -111,14 +112,14 @@ TEST(PlanBounds, WorkspaceMatchesBriefFormulaAndIsMonotone) {
   for (uint64_t m : {uint64_t(1), uint64_t(1000), uint64_t(1) << 16, (uint64_t(1) << 20) + 7, uint64_t(130278869)}) {
     uint64_t last_c = 0;
     for (int c = 4; c <= 24; ++c) {
-      const uint64_t g1 = msm_workspace_bound(Curve::g1, m, c), g2 = msm_workspace_bound(Curve::g2, m, c);
-      EXPECT_EQ(g1, brief_workspace(kG1XyzzBytes, m, c)) << "m " << m << " c " << c;
-      EXPECT_EQ(g2, brief_workspace(kG2XyzzBytes, m, c)) << "m " << m << " c " << c;
+      const uint64_t g1 = msm_workspace_bound(kBls12_381Points, Curve::g1, m, c), g2 = msm_workspace_bound(kBls12_381Points, Curve::g2, m, c);
+      EXPECT_EQ(g1, brief_workspace(kBls12_381Points.g1_xyzz, m, c)) << "m " << m << " c " << c;
+      EXPECT_EQ(g2, brief_workspace(kBls12_381Points.g2_xyzz, m, c)) << "m " << m << " c " << c;
       EXPECT_GT(g2, g1);
       EXPECT_GE(g1, last_c) << "not monotone in c at m " << m << " c " << c;
       last_c = g1;
-      EXPECT_GE(g1, msm_workspace_bound(Curve::g1, m / 2 + 1, c)) << "not monotone in m";
-      EXPECT_GE(g1, batch_add_workspace_bound(Curve::g1, m));
+      EXPECT_GE(g1, msm_workspace_bound(kBls12_381Points, Curve::g1, m / 2 + 1, c)) << "not monotone in m";
+      EXPECT_GE(g1, batch_add_workspace_bound(kBls12_381Points, Curve::g1, m));
     }
   }
 }
@@ -127,36 +128,36 @@ TEST(PlanBounds, FixedBaseTables) {
   // A table's workspace: a pass sorts copies x m entries a set (or several sets, up to 2^24
   // entries), its buckets are one set per `copies` windows; one copy is the plain MSM's.
   const uint64_t m = uint64_t(1) << 20;
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 1), msm_workspace_bound(Curve::g1, m, 16));
+  EXPECT_EQ(msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 1), msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16));
   // At 2^20 every pass holds 2^24 entries: 4 copies sort as many and need 4 sets of buckets and
   // reduction sums instead of 16, 16 copies one set.
-  EXPECT_LT(msm_workspace_bound(Curve::g1, m, 16, 4), msm_workspace_bound(Curve::g1, m, 16));
-  EXPECT_LT(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 4));
-  EXPECT_EQ(msm_workspace_bound(Curve::g1, m, 16, 16), msm_workspace_bound(Curve::g1, m, 16, 40));
+  EXPECT_LT(msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 4), msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16));
+  EXPECT_LT(msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 16), msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 4));
+  EXPECT_EQ(msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 16), msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 40));
   // At 2^24 a set is a pass: 4 copies sort 4x the entries (+1.5 GiB of keys, values and sort
   // storage), far more than the 12 sets of buckets they save.
   const uint64_t big = uint64_t(1) << 24;
-  EXPECT_GT(msm_workspace_bound(Curve::g1, big, 16, 4), msm_workspace_bound(Curve::g1, big, 16));
-  EXPECT_THROW(msm_workspace_bound(Curve::g1, m, 16, 0), std::invalid_argument);
+  EXPECT_GT(msm_workspace_bound(kBls12_381Points, Curve::g1, big, 16, 4), msm_workspace_bound(kBls12_381Points, Curve::g1, big, 16));
+  EXPECT_THROW(msm_workspace_bound(kBls12_381Points, Curve::g1, m, 16, 0), std::invalid_argument);
 
   // No room: the bases alone at the default window.
-  FixedBaseChoice none = choose_fixed_base(Curve::g1, m, 0);
+  FixedBaseChoice none = choose_fixed_base(kBls12_381Points, Curve::g1, m, 0);
   EXPECT_EQ(none.copies, 1);
   EXPECT_EQ(none.c, default_msm_window(m));
   // Room for everything: a table that needs a single set, and cheaper than the plain MSM.
   const uint64_t tib = uint64_t(1) << 40;
   for (uint64_t n : {uint64_t(1) << 16, uint64_t(1) << 20, uint64_t(1) << 24}) {
-    const FixedBaseChoice all = choose_fixed_base(Curve::g1, n, tib);
+    const FixedBaseChoice all = choose_fixed_base(kBls12_381Points, Curve::g1, n, tib);
     EXPECT_EQ((msm_windows(all.c) + all.copies - 1) / all.copies, 1) << "n " << n;
-    EXPECT_LT(all.cost, choose_fixed_base(Curve::g1, n, 0).cost);
-    EXPECT_EQ(all.table_bytes, n * kG1AffineBytes * uint64_t(all.copies));
-    EXPECT_EQ(all.workspace_bytes, msm_workspace_bound(Curve::g1, n, all.c, all.copies));
+    EXPECT_LT(all.cost, choose_fixed_base(kBls12_381Points, Curve::g1, n, 0).cost);
+    EXPECT_EQ(all.table_bytes, n * kBls12_381Points.g1_affine * uint64_t(all.copies));
+    EXPECT_EQ(all.workspace_bytes, msm_workspace_bound(kBls12_381Points, Curve::g1, n, all.c, all.copies));
   }
   // A budget is never exceeded, and more room never costs more.
   const uint64_t n27 = uint64_t(1) << 27;
   double last = 1e300;
   for (uint64_t gib : {16, 40, 64, 100, 130}) {
-    const FixedBaseChoice ch = choose_fixed_base(Curve::g1, n27, gib << 30);
+    const FixedBaseChoice ch = choose_fixed_base(kBls12_381Points, Curve::g1, n27, gib << 30);
     if (ch.copies > 1) {
       EXPECT_LE(ch.table_bytes + ch.workspace_bytes, gib << 30) << gib << " GiB";
     }
@@ -164,11 +165,11 @@ TEST(PlanBounds, FixedBaseTables) {
     EXPECT_LT(uint64_t(ch.copies) * n27, uint64_t(1) << 31);
     last = ch.cost;
   }
-  EXPECT_GT(choose_fixed_base(Curve::g1, n27, uint64_t(130) << 30).copies, 1);
-  const FixedBaseChoice g2 = choose_fixed_base(Curve::g2, uint64_t(1) << 24, uint64_t(20) << 30);
+  EXPECT_GT(choose_fixed_base(kBls12_381Points, Curve::g1, n27, uint64_t(130) << 30).copies, 1);
+  const FixedBaseChoice g2 = choose_fixed_base(kBls12_381Points, Curve::g2, uint64_t(1) << 24, uint64_t(20) << 30);
   EXPECT_GT(g2.copies, 1);
   EXPECT_LE(g2.table_bytes + g2.workspace_bytes, uint64_t(20) << 30);
-  EXPECT_EQ(g2.table_bytes, (uint64_t(1) << 24) * kG2AffineBytes * uint64_t(g2.copies));
+  EXPECT_EQ(g2.table_bytes, (uint64_t(1) << 24) * kBls12_381Points.g2_affine * uint64_t(g2.copies));
 }
 
 TEST(PlanShape, PorepLikeSizes) {
@@ -182,14 +183,53 @@ TEST(PlanShape, PorepLikeSizes) {
   EXPECT_GT(s.srs_bytes(), 44 * kGiB);
   EXPECT_LT(s.srs_bytes(), 46 * kGiB);
   const CircuitShape k =
-      shape_of(QueryLayout::of_sizes(HBasis::bellman, 9, s.h_points, s.num_aux, s.a_points, s.b_points, s.b_points));
+      shape_of(QueryLayout::of_sizes(HBasis::bellman, 9, s.h_points, s.num_aux, s.a_points, s.b_points, s.b_points),
+               kBls12_381Points);
   EXPECT_EQ(k.lg, 27);
   EXPECT_EQ(k.h_points, s.h_points);
   EXPECT_EQ(k.b_points, s.b_points);
   EXPECT_EQ(shape_of(QueryLayout::of_sizes(HBasis::snarkjs, 9, uint64_t(1) << 27, s.num_aux, s.a_points, s.b_points,
-                                           s.b_points))
+                                           s.b_points),
+                     kBn254Points)
                 .lg,
             27);
+  EXPECT_EQ(shape_of(QueryLayout::of_sizes(HBasis::snarkjs, 9, uint64_t(1) << 27, s.num_aux, s.a_points, s.b_points,
+                                           s.b_points),
+                     kBn254Points)
+                .points,
+            kBn254Points);
+}
+
+// A BN254 key's shape plans with BN254's points (G1 64 bytes, G2 128; XYZZ 128 / 256): its
+// regions are those sizes, not BLS12-381's, and the plan is sound resident and streamed.
+TEST(PlanShape, Bn254PointsSizeTheRegions) {
+  CircuitShape bls = porep_like_shape(22), bn = bls;
+  bn.points = kBn254Points;
+  EXPECT_EQ(kBn254Points.g1_affine, 64u);
+  EXPECT_EQ(kBn254Points.g2_xyzz, 256u);
+  EXPECT_EQ(bn.srs_bytes() * 3, bls.srs_bytes() * 2);
+  const MemoryPlan p = plan_memory(request_for(bn, 80 * kGiB, 2));
+  EXPECT_TRUE(plan_violations(p).empty()) << plan_violations(p).front();
+  ASSERT_EQ(p.srs, SrsPlacement::resident);
+  EXPECT_EQ(p.find("srs.l")->bytes, bn.num_aux * 64);
+  EXPECT_EQ(p.find("srs.b_g2")->bytes, bn.b_points * 128);
+  EXPECT_EQ(p.find("msm[0].sums")->bytes, msm_sums_bytes(kBn254Points, msm_windows(gpu::kMinWindow)));
+  EXPECT_LT(p.find("msm[0].sums")->bytes, msm_sums_bytes(kBls12_381Points, msm_windows(gpu::kMinWindow)));
+  EXPECT_LT(msm_workspace_bound(kBn254Points, Curve::g1, uint64_t(1) << 20, 16),
+            msm_workspace_bound(kBls12_381Points, Curve::g1, uint64_t(1) << 20, 16));
+  EXPECT_LT(minimum_budget(bn), minimum_budget(bls));
+  EXPECT_LT(minimum_budget(bn, SrsPlacement::resident), minimum_budget(bls, SrsPlacement::resident));
+  const MemoryPlan streamed =
+      plan_memory(request_for(bn, minimum_budget(bn, SrsPlacement::streamed), 2, SrsPlacement::streamed));
+  EXPECT_TRUE(plan_violations(streamed).empty()) << plan_violations(streamed).front();
+  // A plan checked against the other curve's points is caught: its regions are too small.
+  MemoryPlan wrong = p;
+  wrong.shape.points = kBls12_381Points;
+  EXPECT_FALSE(plan_violations(wrong).empty());
+  // Sizes of neither curve are refused.
+  CircuitShape odd = bls;
+  odd.points = PointSizes::over(40);
+  EXPECT_THROW(odd.validate(), std::invalid_argument);
 }
 
 // A resident SRS's spare budget goes to a fixed-base table for the H MSM; a streamed one, or a
@@ -201,8 +241,8 @@ TEST(PlanShape, HTableFromTheSpareBudget) {
   ASSERT_EQ(card.srs, SrsPlacement::resident);
   EXPECT_GT(card.h_copies, 1);
   EXPECT_LE(card.arena_bytes, card.budget);
-  EXPECT_GE(card.find("srs.h")->bytes, s.h_points * kG1AffineBytes * uint64_t(card.h_copies));
-  EXPECT_GE(card.workspace_bytes, msm_workspace_bound(Curve::g1, s.h_points, card.window_h, card.h_copies));
+  EXPECT_GE(card.find("srs.h")->bytes, s.h_points * kBls12_381Points.g1_affine * uint64_t(card.h_copies));
+  EXPECT_GE(card.workspace_bytes, msm_workspace_bound(kBls12_381Points, Curve::g1, s.h_points, card.window_h, card.h_copies));
   EXPECT_NE(card.describe().find("fixed-base table"), std::string::npos);
 
   PlanRequest off = request_for(s, 139 * kGiB, 2);
@@ -210,7 +250,7 @@ TEST(PlanShape, HTableFromTheSpareBudget) {
   const MemoryPlan plain = plan_memory(off);
   EXPECT_EQ(plain.h_copies, 1);
   EXPECT_LT(plain.arena_bytes, card.arena_bytes);
-  EXPECT_EQ(plain.find("srs.h")->bytes, s.h_points * kG1AffineBytes);
+  EXPECT_EQ(plain.find("srs.h")->bytes, s.h_points * kBls12_381Points.g1_affine);
 
   const MemoryPlan small = plan_memory(request_for(s, 16 * kGiB, 2));
   EXPECT_EQ(small.h_copies, 1);
@@ -353,7 +393,7 @@ TEST(PlanChoices, Lg27OnAnH200IsResident) {
     EXPECT_EQ(p.msm_slots, gw);
     EXPECT_LE(p.msm_cost_ratio, 1.10);
     ASSERT_NE(p.find("srs.b_g2"), nullptr);
-    EXPECT_EQ(p.find("srs.b_g2")->bytes, s.b_points * kG2AffineBytes);
+    EXPECT_EQ(p.find("srs.b_g2")->bytes, s.b_points * kBls12_381Points.g2_affine);
   }
   // The card itself: 141 GB with the default budget (the device less the reserve).
   PlanRequest r;
@@ -387,8 +427,8 @@ TEST(PlanChoices, Lg27At16GiBIsStreamed) {
     EXPECT_TRUE(p.h_workspace_in_stage);
     EXPECT_TRUE(p.h_points_in_stage);
     EXPECT_GE(p.h_chunk, 4 * p.msm_chunk - 1);
-    EXPECT_GT(p.h_chunk * kG1AffineBytes, p.chunk_buffer_bytes);
-    EXPECT_LE(HStageLayout::of(p.h_chunk, p.window_h).bytes, 2 * s.domain() * kScalarBytes);
+    EXPECT_GT(p.h_chunk * kBls12_381Points.g1_affine, p.chunk_buffer_bytes);
+    EXPECT_LE(HStageLayout::of(kBls12_381Points, p.h_chunk, p.window_h).bytes, 2 * s.domain() * kScalarBytes);
     EXPECT_TRUE(plan_violations(p).empty());
     MemoryPlan q = p;
     q.h_chunk = 2 * s.h_points;  // two point buffers of this size overflow stage b + c
@@ -533,12 +573,13 @@ TEST(PlanProperty, RandomShapesAndBudgets) {
     s.h_points = uniform(0, 1) ? s.domain() : s.domain() - 1;
     s.a_points = uniform(0, s.num_variables());
     s.b_points = uniform(0, s.num_variables());
+    s.points = uniform(0, 1) ? kBls12_381Points : kBn254Points;
     const uint64_t budget = uint64_t(std::exp2(std::uniform_real_distribution<double>(24, 38.5)(rng)));
     const int gw = int(uniform(1, 8));
     const SrsPlacement srs = SrsPlacement(uniform(0, 2));
     SCOPED_TRACE(testing::Message() << "iter " << iter << ": 2^" << s.lg << " inputs " << s.num_inputs << " aux "
                                     << s.num_aux << " a " << s.a_points << " b " << s.b_points << " budget " << budget
-                                    << " gw " << gw << " " << to_string(srs));
+                                    << " gw " << gw << " " << to_string(srs) << " G1 " << s.points.g1_affine << " B");
     const uint64_t minimum = minimum_budget(s, srs);
     try {
       const MemoryPlan p = plan_memory(request_for(s, budget, gw, srs));

@@ -44,7 +44,7 @@ int run_info_plan(const PlanCliOptions& o, const std::filesystem::path& key_file
   if (!key_file.empty()) {
     if (o.lg) throw std::invalid_argument("info --plan: give either --lg or a .params key, not both");
     const ParamsHeader h = read_params_header(key_file);
-    request.shape = shape_of(params_layout(h, key_file.string()));
+    request.shape = shape_of(params_layout(h, key_file.string()), kBls12_381Points);  // .params: BLS12-381
   } else {
     request.shape = porep_like_shape(o.lg.value_or(27), o.public_inputs);
   }

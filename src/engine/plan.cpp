@@ -18,6 +18,11 @@
 #include "proofpipe/msm/digits.hpp"
 
 namespace pp::engine {
+
+static_assert(kBls12_381Points == PointSizes::over(sizeof(Fp)) && kBn254Points == PointSizes::over(sizeof(bn254::Fp)),
+              "a curve's point sizes follow from its base field");
+static_assert(sizeof(Fr) == kScalarBytes && sizeof(bn254::Fr) == kScalarBytes);
+
 namespace {
 
 // Constants of the GPU MSM these bounds describe (its headers; the carve-up itself is in
@@ -40,7 +45,6 @@ constexpr int kMaxWorkers = 64;
 uint64_t align_up(uint64_t x) { return (x + kRegionAlign - 1) & ~(kRegionAlign - 1); }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 int ceil_log2(uint64_t m) { return m <= 1 ? 0 : int(std::bit_width(m - 1)); }
-uint64_t xyzz_bytes(Curve c) { return c == Curve::g1 ? kG1XyzzBytes : kG2XyzzBytes; }
 uint64_t bitmap_bytes(uint64_t bits) { return ceil_div(bits, 64) * 8; }
 
 // Largest G1 MSM (H, L, A or B_G1) and largest G1 tail MSM (L, A or B_G1: H has no tail).
@@ -81,11 +85,11 @@ std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_
                  h_copies > 1 ? fmt::format("H query: {} G1 points and {} shifted copies (fixed-base table, c = {})",
                                             s.h_points, h_copies - 1, h_window)
                               : "H query: " + count(s.h_points) + " G1 points",
-                 s.h_points * kG1AffineBytes * uint64_t(h_copies)});
-    v.push_back({"srs.l", "L query: " + count(s.num_aux) + " G1 points", s.num_aux * kG1AffineBytes});
-    v.push_back({"srs.a", "A query: " + count(s.a_points) + " G1 points", s.a_points * kG1AffineBytes});
-    v.push_back({"srs.b_g1", "B query: " + count(s.b_points) + " G1 points", s.b_points * kG1AffineBytes});
-    v.push_back({"srs.b_g2", "B query: " + count(s.b_points) + " G2 points", s.b_points * kG2AffineBytes});
+                 s.h_points * s.points.g1_affine * uint64_t(h_copies)});
+    v.push_back({"srs.l", "L query: " + count(s.num_aux) + " G1 points", s.num_aux * s.points.g1_affine});
+    v.push_back({"srs.a", "A query: " + count(s.a_points) + " G1 points", s.a_points * s.points.g1_affine});
+    v.push_back({"srs.b_g1", "B query: " + count(s.b_points) + " G1 points", s.b_points * s.points.g1_affine});
+    v.push_back({"srs.b_g2", "B query: " + count(s.b_points) + " G2 points", s.b_points * s.points.g2_affine});
     v.push_back({"srs.a_vars", "variable of each A point (u32), to gather tail points", s.a_points * 4});
     v.push_back({"srs.b_vars", "variable of each B point (u32), to gather tail points", s.b_points * 4});
   }
@@ -97,22 +101,23 @@ std::vector<Piece> shared_pieces(const CircuitShape& s, SrsPlacement srs, int h_
 
 uint64_t workspace_need(const CircuitShape& s, const Choice& ch) {
   const uint64_t m1 = std::min(ch.chunk, max_g1(s)), m2 = std::min(ch.chunk, s.b_points);
-  return std::max({msm_workspace_bound(Curve::g1, m1, ch.c1), msm_workspace_bound(Curve::g2, m2, ch.c2),
-                   batch_add_workspace_bound(Curve::g1, m1), batch_add_workspace_bound(Curve::g2, m2)});
+  return std::max({msm_workspace_bound(s.points, Curve::g1, m1, ch.c1), msm_workspace_bound(s.points, Curve::g2, m2, ch.c2),
+                   batch_add_workspace_bound(s.points, Curve::g1, m1),
+                   batch_add_workspace_bound(s.points, Curve::g2, m2)});
 }
 
-// The tail gather buffer: one MSM piece of points with a scalar each, G1 (96 + 32 B) or G2
-// (192 + 32 B) per entry (resident: the word ranks of the tail bitmap go in front of it, within
+// The tail gather buffer: one MSM piece of points with a scalar each, G1 (BLS12-381: 96 + 32 B) or
+// G2 (192 + 32 B) per entry (resident: the word ranks of the tail bitmap go in front of it, within
 // the same bound since a piece never holds more points than the query has).
 uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
-  return std::max(std::min(ch.chunk, max_g1_tail(s)) * (kG1AffineBytes + kScalarBytes),
-                  std::min(ch.chunk, s.b_points) * (kG2AffineBytes + kScalarBytes));
+  return std::max(std::min(ch.chunk, max_g1_tail(s)) * (s.points.g1_affine + kScalarBytes),
+                  std::min(ch.chunk, s.b_points) * (s.points.g2_affine + kScalarBytes));
 }
 
 // A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).
 uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
-  return std::max(gpu::ChunkLayout::of(std::min(ch.chunk, max_g1(s)), kG1AffineBytes).bytes,
-                  gpu::ChunkLayout::of(std::min(ch.chunk, s.b_points), kG2AffineBytes).bytes);
+  return std::max(gpu::ChunkLayout::of(std::min(ch.chunk, max_g1(s)), s.points.g1_affine).bytes,
+                  gpu::ChunkLayout::of(std::min(ch.chunk, s.b_points), s.points.g2_affine).bytes);
 }
 
 // The dense H MSM's pieces (MemoryPlan::h_chunk).
@@ -126,13 +131,13 @@ HPieces h_pieces(const CircuitShape& s, const Choice& ch) {
   HPieces best{std::min(ch.chunk, s.h_points), ch.c1, false, false};
   if (ch.srs != SrsPlacement::streamed) return best;
   const auto window = [](uint64_t m) { return std::min(24, default_msm_window(m)); };
-  for (uint64_t m = std::min(s.h_points, chunk_buffer_need(s, ch) / kG1AffineBytes); m > best.chunk; m /= 2)
-    if (msm_workspace_bound(Curve::g1, m, window(m)) <= h_stage_room(s)) {
+  for (uint64_t m = std::min(s.h_points, chunk_buffer_need(s, ch) / s.points.g1_affine); m > best.chunk; m /= 2)
+    if (msm_workspace_bound(s.points, Curve::g1, m, window(m)) <= h_stage_room(s)) {
       best = {m, window(m), true, false};
       break;
     }
   for (uint64_t m = s.h_points; m > best.chunk; m /= 2)
-    if (HStageLayout::of(m, window(m)).bytes <= h_stage_room(s)) {
+    if (HStageLayout::of(s.points, m, window(m)).bytes <= h_stage_room(s)) {
       best = {m, window(m), true, true};
       break;
     }
@@ -141,7 +146,7 @@ HPieces h_pieces(const CircuitShape& s, const Choice& ch) {
 
 // The H MSM over a fixed-base table of `copies` (MemoryPlan::h_copies) needs this much workspace.
 uint64_t h_table_workspace(const CircuitShape& s, int copies, int c) {
-  return copies > 1 ? msm_workspace_bound(Curve::g1, s.h_points, c, copies) : 0;
+  return copies > 1 ? msm_workspace_bound(s.points, Curve::g1, s.h_points, c, copies) : 0;
 }
 
 std::vector<Piece> compute_pieces(const CircuitShape& s, const Choice& ch, int h_copies = 1, int h_window = 0) {
@@ -167,9 +172,8 @@ std::vector<Piece> stage_pieces(const CircuitShape& s) {
 }
 
 // Window sums of the five MSMs and the four batch-addition sums, for any window >= 2 bits.
-uint64_t sums_need() {
-  const uint64_t w = uint64_t(msm_windows(kMinGpuWindow));
-  return (4 * w + 3) * kG1XyzzBytes + (w + 1) * kG2XyzzBytes;
+uint64_t sums_need(const CircuitShape& s) {
+  return msm_sums_bytes(s.points, msm_windows(kMinGpuWindow));
 }
 
 std::vector<Piece> msm_pieces(const CircuitShape& s, SrsPlacement srs) {
@@ -179,7 +183,7 @@ std::vector<Piece> msm_pieces(const CircuitShape& s, SrsPlacement srs) {
     v.push_back({"bitmaps", "scalar = 1 and scalar not in {0, 1} bitmaps of L, A, B",
                  2 * (bitmap_bytes(s.num_aux) + bitmap_bytes(s.a_points) + bitmap_bytes(s.b_points))});
   }
-  v.push_back({"sums", "window sums and batch-addition sums of H, L, A, B_G1, B_G2", sums_need()});
+  v.push_back({"sums", "window sums and batch-addition sums of H, L, A, B_G1, B_G2", sums_need(s)});
   return v;
 }
 
@@ -322,27 +326,28 @@ int default_msm_window(uint64_t m) { return gpu::default_gpu_window(m); }
 // The kernels' own layouts (gpu/msm.hpp), sized for every piece up to m points: a segment count
 // that bounds all of them and a bound of the radix sort's storage (CUB's query needs the device
 // compiler; the GPU harness checks both bounds against the kernels' exact figures).
-uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies) {
+uint64_t msm_workspace_bound(const PointSizes& points, Curve curve, uint64_t m, int c, int copies) {
   if (m == 0) return 0;
   const int windows = msm_windows(c);  // checks c
   if (copies < 1) throw std::invalid_argument(fmt::format("msm_workspace_bound: {} copies", copies));
   const gpu::MsmShape shape{m, c, std::min(copies, windows)};
   const uint64_t entries = gpu::msm_entries_bound(m, shape.copies);
-  return align_up(gpu::msm_layout(shape, entries, segments_bound(entries), xyzz_bytes(curve),
+  return align_up(gpu::msm_layout(shape, entries, segments_bound(entries), points.xyzz(curve),
                                   gpu::radix_sort_temp_bound(entries)).total);
 }
 
-FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint64_t workspace_floor) {
+FixedBaseChoice choose_fixed_base(const PointSizes& points, Curve curve, uint64_t m, uint64_t budget,
+                                  uint64_t workspace_floor) {
   // The cost of a full XYZZ addition (the reduction's) in mixed ones (the accumulation's), from
   // the GPU MSM's stage times per addition (docs/perf-history/gpu-kernels-v1-v9.md).
   const double full_add = curve == Curve::g1 ? 1.8 : 3.0;
-  const uint64_t point_bytes = curve == Curve::g1 ? kG1AffineBytes : kG2AffineBytes;
+  const uint64_t point_bytes = points.affine(curve);
   const auto cost = [&](int c, int sets) {
     return double(m) * msm_windows(c) + double(sets) * 2.0 * full_add * double(uint64_t(1) << (c - 1));
   };
   const int c0 = default_msm_window(std::max<uint64_t>(m, 1));
   const auto bytes = [&](const FixedBaseChoice& ch) { return ch.table_bytes + std::max(ch.workspace_bytes, workspace_floor); };
-  FixedBaseChoice best{c0, 1, m * point_bytes, msm_workspace_bound(curve, m, c0, 1), cost(c0, msm_windows(c0))};
+  FixedBaseChoice best{c0, 1, m * point_bytes, msm_workspace_bound(points, curve, m, c0, 1), cost(c0, msm_windows(c0))};
   if (m == 0 || bytes(best) > budget) return best;
   for (int c = gpu::kMinWindow; c <= gpu::kMaxWindow; ++c) {
     const int windows = msm_windows(c);
@@ -350,7 +355,7 @@ FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint
       if (m * uint64_t(copies) >= (uint64_t(1) << 31)) break;  // an entry's index must fit 31 bits
       const int sets = (windows + copies - 1) / copies;
       if (copies > 1 && (windows + copies - 2) / (copies - 1) == sets) continue;  // one copy fewer, same sets
-      const FixedBaseChoice ch{c, copies, m * point_bytes * uint64_t(copies), msm_workspace_bound(curve, m, c, copies),
+      const FixedBaseChoice ch{c, copies, m * point_bytes * uint64_t(copies), msm_workspace_bound(points, curve, m, c, copies),
                                cost(c, sets)};
       if (bytes(ch) > budget) break;  // more copies only need more
       if (ch.cost < best.cost * (1 - 1e-9) || (ch.cost <= best.cost * (1 + 1e-9) && bytes(ch) < bytes(best))) best = ch;
@@ -359,9 +364,9 @@ FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint
   return best;
 }
 
-uint64_t batch_add_workspace_bound(Curve curve, uint64_t m) {
+uint64_t batch_add_workspace_bound(const PointSizes& points, Curve curve, uint64_t m) {
   if (m == 0) return 0;
-  return align_up(gpu::batch_add_layout(m, xyzz_bytes(curve)).total);
+  return align_up(gpu::batch_add_layout(m, points.xyzz(curve)).total);
 }
 
 uint64_t ntt_tables_bound(int lg, bool full_twist) {
@@ -370,7 +375,7 @@ uint64_t ntt_tables_bound(int lg, bool full_twist) {
 }
 
 uint64_t CircuitShape::srs_bytes() const {
-  return (h_points + num_aux + a_points + b_points) * kG1AffineBytes + b_points * kG2AffineBytes;
+  return (h_points + num_aux + a_points + b_points) * points.g1_affine + b_points * points.g2_affine;
 }
 
 void CircuitShape::validate() const {
@@ -383,10 +388,14 @@ void CircuitShape::validate() const {
     bad(fmt::format("h_points = {}, expected 1 .. 2^{} = {}", h_points, lg, domain()));
   if (a_points > num_variables()) bad(fmt::format("a_points = {} exceeds the {} variables", a_points, num_variables()));
   if (b_points > num_variables()) bad(fmt::format("b_points = {} exceeds the {} variables", b_points, num_variables()));
+  if (points != kBls12_381Points && points != kBn254Points)
+    bad(fmt::format("point sizes G1 {} / G2 {} bytes are neither BLS12-381's nor BN254's", points.g1_affine,
+                    points.g2_affine));
 }
 
-CircuitShape shape_of(const QueryLayout& layout) {
+CircuitShape shape_of(const QueryLayout& layout, const PointSizes& points) {
   CircuitShape s;
+  s.points = points;
   s.lg = layout.lg();
   s.num_inputs = layout.num_inputs;
   s.num_aux = layout.num_aux;
@@ -397,11 +406,11 @@ CircuitShape shape_of(const QueryLayout& layout) {
   return s;
 }
 
-HStageLayout HStageLayout::of(uint64_t m, int c) {
+HStageLayout HStageLayout::of(const PointSizes& points, uint64_t m, int c) {
   HStageLayout h;
-  h.points0 = align_up(msm_workspace_bound(Curve::g1, m, c));
-  h.points1 = h.points0 + align_up(m * kG1AffineBytes);
-  h.bytes = h.points1 + m * kG1AffineBytes;
+  h.points0 = align_up(msm_workspace_bound(points, Curve::g1, m, c));
+  h.points1 = h.points0 + align_up(m * points.g1_affine);
+  h.bytes = h.points1 + m * points.g1_affine;
   return h;
 }
 
@@ -532,8 +541,9 @@ MemoryPlan plan_memory(const PlanRequest& request) {
   // table replaces srs.h (copy 0 is the H query) and the workspace grows to what its MSM needs.
   if (request.h_table && plan.srs == SrsPlacement::resident && plan.h_chunk >= s.h_points && s.h_points > 0 &&
       plan.arena_bytes < budget) {
-    const uint64_t h_bytes = align_up(s.h_points * kG1AffineBytes), ws = plan.workspace_bytes;
-    const FixedBaseChoice fb = choose_fixed_base(Curve::g1, s.h_points, budget - plan.arena_bytes + h_bytes + ws, ws);
+    const uint64_t h_bytes = align_up(s.h_points * s.points.g1_affine), ws = plan.workspace_bytes;
+    const FixedBaseChoice fb =
+        choose_fixed_base(s.points, Curve::g1, s.h_points, budget - plan.arena_bytes + h_bytes + ws, ws);
     if (fb.copies > 1) {
       plan.h_copies = fb.copies;
       plan.window_h = fb.c;
@@ -619,11 +629,11 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
   need("compute.workspace", std::max(workspace_need(s, ch), h_table_workspace(s, p.h_copies, p.window_h)));
   need("compute.gather", gather_need(s, ch));
   if (p.srs == SrsPlacement::resident) {
-    need("srs.h", s.h_points * kG1AffineBytes * uint64_t(std::max(p.h_copies, 1)));
-    need("srs.l", s.num_aux * kG1AffineBytes);
-    need("srs.a", s.a_points * kG1AffineBytes);
-    need("srs.b_g1", s.b_points * kG1AffineBytes);
-    need("srs.b_g2", s.b_points * kG2AffineBytes);
+    need("srs.h", s.h_points * s.points.g1_affine * uint64_t(std::max(p.h_copies, 1)));
+    need("srs.l", s.num_aux * s.points.g1_affine);
+    need("srs.a", s.a_points * s.points.g1_affine);
+    need("srs.b_g1", s.b_points * s.points.g1_affine);
+    need("srs.b_g2", s.b_points * s.points.g2_affine);
     need("srs.a_vars", s.a_points * 4);
     need("srs.b_vars", s.b_points * 4);
   } else {
@@ -639,10 +649,10 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
     fail("an H fixed-base table needs a resident SRS and the H MSM in one piece");
   if (p.h_workspace_in_stage) {
     if (p.srs != SrsPlacement::streamed) fail("the H MSM's workspace in a stage slot needs a streamed SRS");
-    if (!p.h_points_in_stage && p.h_chunk * kG1AffineBytes > p.chunk_buffer_bytes)
+    if (!p.h_points_in_stage && p.h_chunk * s.points.g1_affine > p.chunk_buffer_bytes)
       fail(fmt::format("H pieces of {} points overflow the chunk buffer ({} bytes)", p.h_chunk, p.chunk_buffer_bytes));
-    const uint64_t want = p.h_points_in_stage ? HStageLayout::of(p.h_chunk, p.window_h).bytes
-                                              : msm_workspace_bound(Curve::g1, p.h_chunk, p.window_h);
+    const uint64_t want = p.h_points_in_stage ? HStageLayout::of(s.points, p.h_chunk, p.window_h).bytes
+                                              : msm_workspace_bound(s.points, Curve::g1, p.h_chunk, p.window_h);
     for (int i = 0; i < p.stage_slots; ++i) {
       const Region* b = p.find(fmt::format("stage[{}].b", i));
       const Region* c = p.find(fmt::format("stage[{}].c", i));
@@ -655,7 +665,7 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
     fail(fmt::format("H pieces of {} points exceed msm_chunk {} without a stage workspace", p.h_chunk, p.msm_chunk));
   }
   for (int i = 0; i < p.msm_slots; ++i) {
-    need(fmt::format("msm[{}].sums", i), sums_need());
+    need(fmt::format("msm[{}].sums", i), sums_need(s));
     if (p.srs == SrsPlacement::resident) {
       need(fmt::format("msm[{}].scalars", i), s.num_variables() * kScalarBytes);
       need(fmt::format("msm[{}].bitmaps", i),
@@ -747,6 +757,8 @@ std::string MemoryPlan::describe() const {
   out += fmt::format("proofpipe memory plan: 2^{} domain, {} workers per GPU (gw)\n", s.lg, gw);
   line("circuit", fmt::format("{} inputs (with the 1), {} aux; MSM points H {}, L {}, A {}, B {} (G1 and G2)",
                               s.num_inputs, s.num_aux, s.h_points, s.num_aux, s.a_points, s.b_points));
+  line("curve", fmt::format("{}: G1 points {} bytes, G2 {} (affine)",
+                            s.points == kBn254Points ? "BN254" : "BLS12-381", s.points.g1_affine, s.points.g2_affine));
   line("device",
        fmt::format("{} ({} bytes), {} kept for the CUDA context; budget {} ({} bytes)", format_bytes(device_memory),
                    device_memory, format_bytes(reserve), format_bytes(budget), budget));
@@ -771,7 +783,7 @@ std::string MemoryPlan::describe() const {
   if (h_copies > 1)
     line("", fmt::format("H MSM over a fixed-base table in srs.h: {} copies of its {} points ({}), c {}, {} bucket "
                          "set(s) instead of {} windows",
-                         h_copies, s.h_points, format_bytes(s.h_points * kG1AffineBytes * uint64_t(h_copies)), window_h,
+                         h_copies, s.h_points, format_bytes(s.h_points * s.points.g1_affine * uint64_t(h_copies)), window_h,
                          (msm_windows(window_h) + h_copies - 1) / h_copies, msm_windows(window_h)));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
   if (ntt_full_twist)

@@ -174,12 +174,11 @@ BenchResult bench_msm(const BenchOptions& o, cudaStream_t stream) {
   const bool g1 = !std::is_same_v<C, G2Curve>;
   int c = o.window, copies = o.copies;
   if (copies < 0) throw std::invalid_argument("bench msm: copies must be >= 0");
-  if (copies == 0 && !std::is_same_v<S, Fr>)
-    throw std::invalid_argument("bench msm: --copies 0 (the planner's table) is BLS12-381's; give a count");
   if (copies == 0) {
     // The planner's table for what the card has free beside the scalars.
+    const engine::PointSizes points = std::is_same_v<S, Fr> ? engine::kBls12_381Points : engine::kBn254Points;
     const engine::FixedBaseChoice ch =
-        engine::choose_fixed_base(g1 ? engine::Curve::g1 : engine::Curve::g2, n, card_budget(n * sizeof(Fr)));
+        engine::choose_fixed_base(points, g1 ? engine::Curve::g1 : engine::Curve::g2, n, card_budget(n * sizeof(S)));
     copies = ch.copies;
     if (c == 0) c = ch.c;
   }

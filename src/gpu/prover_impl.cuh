@@ -146,6 +146,10 @@ struct ProverOf<E>::Impl {
   using F = typename E::Fr;
   using G1 = typename E::G1;
   using G2 = typename E::G2;
+  // The planner's sizes of this curve's points: those of the types the kernels hold.
+  static constexpr engine::PointSizes kPoints{sizeof(Affine<G1>), sizeof(Affine<G2>), sizeof(XYZZ<G1>), sizeof(XYZZ<G2>)};
+  static_assert(kPoints == engine::kBls12_381Points || kPoints == engine::kBn254Points,
+                "the planner knows this curve's point sizes");
   const ProvingKeyOf<E>& pk;
   Densities densities;
   ProverConfig config;
@@ -219,10 +223,10 @@ struct ProverOf<E>::Impl {
   // The sums of msm slot `ms`: G1 windows of H, L, A, B_G1, the three G1 batch sums, then the
   // G2 windows of B_G2 and its batch sum.
   XYZZ<G1>* g1_sums(int ms) const { return region<XYZZ<G1>>(slot("msm", ms, "sums")); }
-  XYZZ<G2>* g2_sums(int ms) const { return reinterpret_cast<XYZZ<G2>*>(g1_sums(ms) + (4 * max_windows + 3)); }
-  std::size_t sums_bytes() const {
-    return (4 * std::size_t(max_windows) + 3) * sizeof(XYZZ<G1>) + (max_windows + 1) * sizeof(XYZZ<G2>);
+  XYZZ<G2>* g2_sums(int ms) const {
+    return reinterpret_cast<XYZZ<G2>*>(g1_sums(ms) + engine::msm_g1_sums(max_windows));
   }
+  std::size_t sums_bytes() const { return engine::msm_sums_bytes(kPoints, max_windows); }
 
   // Start-up (prover_resources.cu): the host copy a streamed plan reads its chunks from, pinned;
   // a resident query's upload.

@@ -69,7 +69,7 @@ void ProverOf<E>::Impl::dense_msm_g1(const Affine<G1>* d_points, const Affine<G1
     ws = stage;
     ws_bytes = region_bytes(slot("stage", ss, "b")) + region_bytes(slot("stage", ss, "c"));
     if (points_in_stage) {
-      hl = engine::HStageLayout::of(plan.h_chunk, plan.window_h);
+      hl = engine::HStageLayout::of(plan.shape.points, plan.h_chunk, plan.window_h);
       if (hl.bytes > ws_bytes) throw GpuError(Status::invalid("GPU prover: the H MSM's stage layout exceeds stage b + c"));
       ws_bytes = hl.points0;
     }

@@ -155,7 +155,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   layout.check_densities(densities, "GPU prover: ");
   m.a_vars = layout.a_variables(densities);
   m.b_vars = layout.b_variables(densities);
-  const engine::CircuitShape shape = engine::shape_of(layout);
+  const engine::CircuitShape shape = engine::shape_of(layout, Impl::kPoints);
   const bool bellman = layout.h_basis == HBasis::bellman;
   if (shape.lg > kMaxNttLg)
     throw std::invalid_argument("GPU prover: a 2^" + std::to_string(shape.lg) + " domain exceeds the GPU NTT's 2^" +

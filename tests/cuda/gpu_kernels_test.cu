@@ -420,10 +420,9 @@ void msm_rows(const char* name, int max_lg, uint64_t seed) {
   }
 }
 
-// The memory planner sizes device regions with its own formulas (it runs without a GPU); they
-// must bound what the kernels really carve (CUB's sort temporary is only known here).
-void planner_rows() {
-  const auto t0 = std::chrono::steady_clock::now();
+// The planner's MSM bounds of one curve's G1 and G2 against what the kernels carve.
+template <class C1, class C2>
+bool planner_msm_bounds(const engine::PointSizes& points, const char* curve) {
   bool ok = true;
   for (std::size_t m : {std::size_t(1), std::size_t(1000), std::size_t(1) << 16, std::size_t(1) << 20,
                         std::size_t(1) << 24, (std::size_t(1) << 27) + 3, (std::size_t(1) << 30) - 1}) {
@@ -431,17 +430,28 @@ void planner_rows() {
       for (int copies : {1, 2, 5, 13}) {
         gpu::MsmShape shape;
         if (!gpu::make_msm_shape(m, c, &shape, copies).ok()) continue;  // a table past 2^31 points
-        const bool g1 = engine::msm_workspace_bound(engine::Curve::g1, m, shape.c, copies) >=
-                        gpu::msm_workspace_bytes<G1Curve>(shape);
-        const bool g2 = engine::msm_workspace_bound(engine::Curve::g2, m, shape.c, copies) >=
-                        gpu::msm_workspace_bytes<G2Curve>(shape);
+        const bool g1 = engine::msm_workspace_bound(points, engine::Curve::g1, m, shape.c, copies) >=
+                        gpu::msm_workspace_bytes<C1>(shape);
+        const bool g2 = engine::msm_workspace_bound(points, engine::Curve::g2, m, shape.c, copies) >=
+                        gpu::msm_workspace_bytes<C2>(shape);
         if (!g1 || !g2)
-          std::printf("  planner bound too small: m %zu c %d copies %d (g1 %d g2 %d)\n", m, shape.c, copies, g1, g2);
+          std::printf("  planner bound too small (%s): m %zu c %d copies %d (g1 %d g2 %d)\n", curve, m, shape.c, copies,
+                      g1, g2);
         ok = ok && g1 && g2;
       }
-    ok = ok && engine::batch_add_workspace_bound(engine::Curve::g1, m) >= gpu::batch_add_workspace_bytes<G1Curve>(m) &&
-         engine::batch_add_workspace_bound(engine::Curve::g2, m) >= gpu::batch_add_workspace_bytes<G2Curve>(m);
+    ok = ok && engine::batch_add_workspace_bound(points, engine::Curve::g1, m) >= gpu::batch_add_workspace_bytes<C1>(m) &&
+         engine::batch_add_workspace_bound(points, engine::Curve::g2, m) >= gpu::batch_add_workspace_bytes<C2>(m);
   }
+  return ok;
+}
+
+// The memory planner sizes device regions with its own formulas (it runs without a GPU); they
+// must bound what the kernels really carve (CUB's sort temporary is only known here), for
+// either curve's points.
+void planner_rows() {
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok = planner_msm_bounds<G1Curve, G2Curve>(engine::kBls12_381Points, "BLS12-381");
+  ok = planner_msm_bounds<bn254::G1Curve, bn254::G2Curve>(engine::kBn254Points, "BN254") && ok;
   for (int lg = 1; lg <= gpu::kMaxNttLg; ++lg)
     ok = ok && engine::ntt_tables_bound(lg) >= gpu::ntt_tables_bytes(lg) &&
          engine::ntt_tables_bound(lg, true) >= gpu::ntt_tables_bytes(lg, gpu::twist_table_lg(lg, true));
@@ -505,7 +515,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     gpu::CudaBackendConfig cfg;
     cfg.srs = c.srs;
     if (c.tight) {
-      const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk));
+      const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk), engine::kBls12_381Points);
       cfg.budget = engine::minimum_budget(shape, c.srs);
     }
     const auto t1 = std::chrono::steady_clock::now();
@@ -616,19 +626,24 @@ Bn254Circuit bn254_circuit(int lg, uint64_t seed) {
 
 // The GPU prover over BN254 (the same phases, instantiated for its curve) against the CPU prover:
 // equal proofs for the same randomizers, valid under the verifier, resident and streamed, both
-// conventions, a tampered public input rejected.
+// conventions, a tampered public input rejected; `tight`: within the planner's smallest budget
+// for the placement, planned with BN254's point sizes.
 void bn254_prover_rows(int max_lg, uint64_t seed) {
   struct Case {
     int lg;
     KeyConvention conv;
     engine::SrsPlacement srs;
+    bool tight;
   };
-  const std::vector<Case> cases = {{8, kSnarkjsConvention, engine::SrsPlacement::resident},
-                                   {8, kBellmanConvention, engine::SrsPlacement::resident},
-                                   {12, kSnarkjsConvention, engine::SrsPlacement::streamed},
-                                   {14, kBellmanConvention, engine::SrsPlacement::streamed},
-                                   {16, kSnarkjsConvention, engine::SrsPlacement::resident},
-                                   {18, kSnarkjsConvention, engine::SrsPlacement::streamed}};
+  const std::vector<Case> cases = {{8, kSnarkjsConvention, engine::SrsPlacement::resident, false},
+                                   {8, kBellmanConvention, engine::SrsPlacement::resident, false},
+                                   {12, kSnarkjsConvention, engine::SrsPlacement::streamed, false},
+                                   {12, kSnarkjsConvention, engine::SrsPlacement::streamed, true},
+                                   {14, kBellmanConvention, engine::SrsPlacement::streamed, false},
+                                   {14, kSnarkjsConvention, engine::SrsPlacement::resident, true},
+                                   {16, kSnarkjsConvention, engine::SrsPlacement::resident, false},
+                                   {16, kBellmanConvention, engine::SrsPlacement::streamed, true},
+                                   {18, kSnarkjsConvention, engine::SrsPlacement::streamed, false}};
   for (const Case& c : cases) {
     if (c.lg > max_lg) continue;
     const Bn254Circuit circuit = bn254_circuit(c.lg, seed + uint64_t(c.lg));
@@ -640,6 +655,8 @@ void bn254_prover_rows(int max_lg, uint64_t seed) {
     const auto rs = randomizers_from_seed<bn254::Fr>(seed + 9, ws.size());
     gpu::ProverConfig cfg;
     cfg.srs = c.srs;
+    if (c.tight)
+      cfg.budget = engine::minimum_budget(engine::shape_of(QueryLayout::of(pk), engine::kBn254Points), c.srs);
     const auto t1 = std::chrono::steady_clock::now();
     gpu::ProverOf<bn254::Bn254> prover(pk, ws[0].densities, cfg);
     bool equal = true, valid = true;
@@ -659,8 +676,9 @@ void bn254_prover_rows(int max_lg, uint64_t seed) {
     tampered[0] += bn254::Fr::one();
     const bool rejected = !verify(pk.vk, tampered, want[0]);
     char what[160];
-    std::snprintf(what, sizeof what, "BN254 prover: 2 proofs == CPU, verify, tamper rejected (%s, %s)",
-                  c.conv.h_basis == HBasis::bellman ? "bellman" : "snarkjs", engine::to_string(prover.plan().srs));
+    std::snprintf(what, sizeof what, "BN254 prover: 2 proofs == CPU, verify, tamper rejected (%s, %s%s)",
+                  c.conv.h_basis == HBasis::bellman ? "bellman" : "snarkjs", engine::to_string(prover.plan().srs),
+                  c.tight ? ", min budget" : "");
     row(what, "2^" + std::to_string(c.lg), equal && valid && rejected, ms_since(t1));
   }
 }

@@ -36,11 +36,7 @@
 namespace pp::engine {
 
 // ---- sizes the GPU code works with ----
-inline constexpr uint64_t kScalarBytes = 32;    // Fr
-inline constexpr uint64_t kG1AffineBytes = 96;  // x, y in Fp (48 bytes each)
-inline constexpr uint64_t kG2AffineBytes = 192;
-inline constexpr uint64_t kG1XyzzBytes = 192;  // X, Y, ZZ, ZZZ
-inline constexpr uint64_t kG2XyzzBytes = 384;
+inline constexpr uint64_t kScalarBytes = 32;  // Fr, either curve's
 inline constexpr uint64_t kRegionAlign = 256;  // every region and workspace piece starts here
 inline constexpr uint64_t kMiB = uint64_t(1) << 20, kGiB = uint64_t(1) << 30;
 // Kept outside the arena when the budget defaults to the device: CUDA context, module images,
@@ -53,6 +49,21 @@ inline constexpr uint64_t kMaxMsmChunk = uint64_t(1) << 30;
 
 enum class Curve { g1, g2 };
 
+// The bytes of one curve's points as the GPU code holds them: affine (x, y) and XYZZ (X, Y, ZZ,
+// ZZZ), G1 over Fp and G2 over Fp2, for a base field of fp_bytes. A circuit's shape carries its
+// curve's (CircuitShape::points); the GPU prover checks them against its own types.
+struct PointSizes {
+  uint64_t g1_affine = 0, g2_affine = 0, g1_xyzz = 0, g2_xyzz = 0;
+  static constexpr PointSizes over(uint64_t fp_bytes) {
+    return PointSizes{2 * fp_bytes, 4 * fp_bytes, 4 * fp_bytes, 8 * fp_bytes};
+  }
+  constexpr uint64_t affine(Curve c) const { return c == Curve::g1 ? g1_affine : g2_affine; }
+  constexpr uint64_t xyzz(Curve c) const { return c == Curve::g1 ? g1_xyzz : g2_xyzz; }
+  constexpr bool operator==(const PointSizes&) const = default;
+};
+inline constexpr PointSizes kBls12_381Points = PointSizes::over(48);  // G1 affine 96 bytes
+inline constexpr PointSizes kBn254Points = PointSizes::over(32);      // G1 affine 64 bytes
+
 // One streamed SRS chunk of m points of a split MSM as it crosses into a chunk buffer, packed on
 // the host (gpu::pack_chunk): the points that travel (point_bytes each, at most m: those whose
 // scalar is 1, then the tail's) from offset 0, a bitmap over the first (at most m bits), and the
@@ -61,7 +72,7 @@ enum class Curve { g1, g2 };
 // has run): its workspace from offset 0, then two point buffers of m G1 points each.
 struct HStageLayout {
   uint64_t points0 = 0, points1 = 0, bytes = 0;  // workspace: [0, points0)
-  static HStageLayout of(uint64_t m, int c);
+  static HStageLayout of(const PointSizes& points, uint64_t m, int c);
 };
 
 // Windows of c bits over a 255-bit scalar: floor(255 / c) + 1 (signed digits need the extra one).
@@ -73,7 +84,7 @@ int default_msm_window(uint64_t m);
 // gpu::radix_sort_temp_bound for the sort's storage. Monotone in m and in c. 0 for m == 0.
 // `copies`: the MSM runs over a fixed-base table of that many copies (gpu::MsmShape): its sorts
 // hold copies·m entries, its buckets one set per `copies` windows.
-uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies = 1);
+uint64_t msm_workspace_bound(const PointSizes& points, Curve curve, uint64_t m, int c, int copies = 1);
 // A fixed-base table for one MSM of m points (gpu::precompute_bases): c-bit windows and
 // `copies` copies of the bases (copy k = 2^(k·c)·P). The choice minimises the modelled MSM cost
 // (one mixed addition per point per window, two full additions per bucket per set, a full one
@@ -83,14 +94,22 @@ uint64_t msm_workspace_bound(Curve curve, uint64_t m, int c, int copies = 1);
 struct FixedBaseChoice {
   int c = 0, copies = 1;
   uint64_t table_bytes = 0;      // copies·m affine points
-  uint64_t workspace_bytes = 0;  // msm_workspace_bound(curve, m, c, copies)
+  uint64_t workspace_bytes = 0;  // msm_workspace_bound(points, curve, m, c, copies)
   double cost = 0;               // modelled, in mixed additions
 };
 // `workspace_floor`: a workspace that exists anyway (the table's MSM counts only what it needs
 // beyond it).
-FixedBaseChoice choose_fixed_base(Curve curve, uint64_t m, uint64_t budget, uint64_t workspace_floor = 0);
+FixedBaseChoice choose_fixed_base(const PointSizes& points, Curve curve, uint64_t m, uint64_t budget,
+                                  uint64_t workspace_floor = 0);
+// An msm slot's window sums (its "sums" region): the G1 windows of H, L, A and B_G1 and their
+// three batch-addition sums, then B_G2's windows and its batch sum, for MSMs of `windows` windows.
+constexpr uint64_t msm_g1_sums(int windows) { return 4 * uint64_t(windows) + 3; }
+constexpr uint64_t msm_g2_sums(int windows) { return uint64_t(windows) + 1; }
+constexpr uint64_t msm_sums_bytes(const PointSizes& points, int windows) {
+  return msm_g1_sums(windows) * points.g1_xyzz + msm_g2_sums(windows) * points.g2_xyzz;
+}
 // Upper bound of the bitmap batch addition workspace for m points (gpu::batch_add_layout).
-uint64_t batch_add_workspace_bound(Curve curve, uint64_t m);
+uint64_t batch_add_workspace_bound(const PointSizes& points, Curve curve, uint64_t m);
 // Bytes of the GPU NTT's tables of a 2^lg domain, as the kernels lay them out
 // (gpu::table_elements: two-level tables of omega, omega^-1, the coset shift and its inverse, the
 // small in-pass tables and the direct twist table; full_twist: that table holds a root per twist,
@@ -107,6 +126,7 @@ struct CircuitShape {
   uint64_t h_points = 0;  // bellman: 2^lg - 1; snarkjs: 2^lg
   uint64_t a_points = 0;  // inputs + aux with a non-zero A column
   uint64_t b_points = 0;  // inputs + aux with a non-zero B column
+  PointSizes points = kBls12_381Points;  // the curve's (Filecoin's by default; a BN254 key's: kBn254Points)
 
   uint64_t domain() const { return uint64_t(1) << lg; }
   uint64_t num_variables() const { return num_inputs + num_aux; }
@@ -120,7 +140,7 @@ struct CircuitShape {
 // The shape of a proving key: its QueryLayout's counts and domain (the layout is the one
 // description of the queries; the planner does not re-derive it). The synthetic PoRep-shaped
 // circuit's is porep_like_shape (groth16/synthetic.hpp, testkit).
-CircuitShape shape_of(const QueryLayout& layout);
+CircuitShape shape_of(const QueryLayout& layout, const PointSizes& points);
 
 // ---- the plan ----
 enum class SrsPlacement { automatic, resident, streamed };
