@@ -14,6 +14,7 @@
 
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/msm_sizing.hpp"
+#include "proofpipe/gpu/prover_host.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 
 namespace pp::engine {
@@ -198,6 +199,47 @@ TEST(PlanShape, PorepLikeSizes) {
                      kBn254Points)
                 .points,
             kBn254Points);
+}
+
+// The gather buffer holds a whole piece of every tail query in the prover's layout (the word
+// ranks in front when resident, each section 256-byte aligned), for tiny keys too: a 4-constraint
+// bn128 key's GPU proof once found room for no point (the bound had no alignment) and fell back
+// to the CPU.
+TEST(PlanShape, GatherHoldsAPieceOfEveryTailQuery) {
+  CircuitShape tiny;
+  tiny.lg = 2;
+  tiny.num_inputs = 2;
+  tiny.num_aux = 3;
+  tiny.h_points = 4;
+  tiny.a_points = 3;
+  tiny.b_points = 2;
+  for (const PointSizes& points : {kBls12_381Points, kBn254Points})
+    for (CircuitShape s : {tiny, porep_like_shape(12), porep_like_shape(18)}) {
+      s.points = points;
+      for (SrsPlacement srs : {SrsPlacement::resident, SrsPlacement::streamed}) {
+        const MemoryPlan p = plan_memory(request_for(s, 8 * kGiB, 2, srs));
+        SCOPED_TRACE(testing::Message() << "2^" << s.lg << " G1 " << points.g1_affine << " B " << to_string(srs));
+        const uint64_t gather = p.find("compute.gather")->bytes;
+        const auto holds = [&](uint64_t n, uint64_t point_bytes) {
+          const uint64_t words = srs == SrsPlacement::resident ? (n + 63) / 64 : 0;
+          const uint64_t piece = std::min(p.msm_chunk, n);
+          return gpu::GatherLayout::capacity(gather, words, point_bytes, piece) == piece;
+        };
+        EXPECT_TRUE(holds(s.num_aux, points.g1_affine)) << "L";
+        EXPECT_TRUE(holds(s.a_points, points.g1_affine)) << "A";
+        EXPECT_TRUE(holds(s.b_points, points.g1_affine)) << "B_G1";
+        EXPECT_TRUE(holds(s.b_points, points.g2_affine)) << "B_G2";
+      }
+    }
+  // The layout itself: ranks, then points, then scalars, each aligned.
+  const gpu::GatherLayout g = gpu::GatherLayout::of(3, 4, 64);
+  EXPECT_EQ(g.points, 256u);
+  EXPECT_EQ(g.scalars, 512u);
+  EXPECT_EQ(g.bytes, 512u + 4 * 32);
+  EXPECT_EQ(gpu::GatherLayout::capacity(g.bytes, 3, 64, 100), 4u);
+  EXPECT_EQ(gpu::GatherLayout::capacity(g.bytes - 1, 3, 64, 100), 3u);
+  EXPECT_EQ(gpu::GatherLayout::capacity(g.bytes, 3, 64, 2), 2u);
+  EXPECT_EQ(gpu::GatherLayout::capacity(511, 3, 64, 100), 0u);
 }
 
 // A BN254 key's shape plans with BN254's points (G1 64 bytes, G2 128; XYZZ 128 / 256): its

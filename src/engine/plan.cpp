@@ -47,9 +47,8 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 int ceil_log2(uint64_t m) { return m <= 1 ? 0 : int(std::bit_width(m - 1)); }
 uint64_t bitmap_bytes(uint64_t bits) { return ceil_div(bits, 64) * 8; }
 
-// Largest G1 MSM (H, L, A or B_G1) and largest G1 tail MSM (L, A or B_G1: H has no tail).
+// Largest G1 MSM (H, L, A or B_G1).
 uint64_t max_g1(const CircuitShape& s) { return std::max({s.h_points, s.num_aux, s.a_points, s.b_points}); }
-uint64_t max_g1_tail(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
 
 // One way to run the MSMs: placement, piece size and windows.
 struct Choice {
@@ -106,12 +105,15 @@ uint64_t workspace_need(const CircuitShape& s, const Choice& ch) {
                    batch_add_workspace_bound(s.points, Curve::g2, m2)});
 }
 
-// The tail gather buffer: one MSM piece of points with a scalar each, G1 (BLS12-381: 96 + 32 B) or
-// G2 (192 + 32 B) per entry (resident: the word ranks of the tail bitmap go in front of it, within
-// the same bound since a piece never holds more points than the query has).
+// The tail gather buffer: one MSM piece of every tail query (L, A, B_G1 in G1; B_G2 in G2) as
+// the prover lays it out (gpu::GatherLayout: with a resident SRS the word ranks of the query's tail
+// bitmap in front, then the piece's points and scalars), for pieces of up to a chunk of points.
 uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
-  return std::max(std::min(ch.chunk, max_g1_tail(s)) * (s.points.g1_affine + kScalarBytes),
-                  std::min(ch.chunk, s.b_points) * (s.points.g2_affine + kScalarBytes));
+  const auto need = [&](uint64_t n, uint64_t point_bytes) {
+    return gpu::GatherLayout::of((n + 63) / 64, std::min(ch.chunk, n), point_bytes).bytes;
+  };
+  return std::max({need(s.num_aux, s.points.g1_affine), need(s.a_points, s.points.g1_affine),
+                   need(s.b_points, s.points.g1_affine), need(s.b_points, s.points.g2_affine)});
 }
 
 // A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).

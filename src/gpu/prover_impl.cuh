@@ -247,8 +247,6 @@ struct ProverOf<E>::Impl {
   void select_queries(SplitInputs<F>& sp, const ZClasses& z, const WitnessOf<E>& w) const;
   std::size_t chunk_points(std::size_t n) const;
   template <class C>
-  static std::size_t gather_capacity(std::size_t bytes, std::size_t limit);
-  template <class C>
   int plan_window() const {
     return std::is_same_v<C, G1> ? plan.window_g1 : plan.window_g2;
   }

@@ -214,16 +214,6 @@ std::size_t ProverOf<E>::Impl::chunk_points(std::size_t n) const {
   return cap;
 }
 
-// The most points a gather buffer of `bytes` holds with their scalars (points, then scalars
-// from the next aligned offset), at most `limit`.
-template <class E>
-template <class C>
-std::size_t ProverOf<E>::Impl::gather_capacity(std::size_t bytes, std::size_t limit) {
-  std::size_t cap = std::min(limit, bytes / (sizeof(Affine<C>) + sizeof(F)));
-  while (cap > 0 && align_up(cap * sizeof(Affine<C>)) + cap * sizeof(F) > bytes) --cap;
-  return cap;
-}
-
 // Split MSM of one query: batch addition of the 1s, Pippenger over the tail.
 template <class E>
 template <class C>
@@ -245,17 +235,17 @@ void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
     // Tail: word ranks at the front of the gather buffer, then pieces of gathered points + scalars.
     const std::size_t words = (q.n + 63) / 64;
     char* gather = region<char>("compute.gather");
-    const std::size_t rank_bytes = align_up(words * sizeof(uint32_t));
-    const std::size_t room = region_bytes("compute.gather") - rank_bytes;
-    const std::size_t cap = gather_capacity<C>(room, plan.msm_chunk);
+    const std::size_t cap =
+        GatherLayout::capacity(region_bytes("compute.gather"), words, sizeof(Affine<C>), plan.msm_chunk);
+    const GatherLayout lay = GatherLayout::of(words, cap, sizeof(Affine<C>));
     const std::size_t tail = bits.other_count;
     const int c = window_for(std::min(cap, tail), plan_window<C>());
     *q.shape = MsmShape{tail, c};
     if (tail == 0) return;
     if (cap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
     uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
-    Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + rank_bytes);
-    F* g_scalars = reinterpret_cast<F*>(gather + rank_bytes + align_up(cap * sizeof(Affine<C>)));
+    Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + lay.points);
+    F* g_scalars = reinterpret_cast<F*>(gather + lay.scalars);
     tail_ranks(q.d_other, words, rank, ws, ws_bytes);
     const F* z = region<F>(slot("msm", ms, "scalars")) + q.offset;
     for (std::size_t lo = 0; lo < tail; lo += cap) {
@@ -281,7 +271,8 @@ void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
     throw GpuError(Status::invalid("GPU prover: the SRS chunk buffer is smaller than the plan's chunk"));
   const std::size_t tail = bits.other_count;
   const std::size_t gather_bytes = region_bytes("compute.gather");
-  const std::size_t gcap = gather_capacity<C>(gather_bytes, cap);
+  const std::size_t gcap = GatherLayout::capacity(gather_bytes, 0, sizeof(Affine<C>), cap);
+  const GatherLayout glay = GatherLayout::of(0, gcap, sizeof(Affine<C>));
   if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
   const int c = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
   *q.shape = MsmShape{tail, c};
@@ -294,8 +285,8 @@ void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
     throw GpuError(Status::invalid("GPU prover: the partition's tail and 1 counts do not match the SRS chunks"));
   const std::vector<TailPiece> pieces = tail == 0 ? std::vector<TailPiece>{} : tail_pieces(counts, gcap);
   char* gather = region<char>("compute.gather");
-  Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather);
-  F* g_scalars = reinterpret_cast<F*>(gather + align_up(gcap * sizeof(Affine<C>)));
+  Affine<C>* g_points = reinterpret_cast<Affine<C>*>(gather + glay.points);
+  F* g_scalars = reinterpret_cast<F*>(gather + glay.scalars);
   std::size_t next = 0, first = 0;  // next piece; the chunk's first tail rank
   for (std::size_t off = 0, k = 0; off < q.n; off += cap, ++k) {
     const std::size_t m = std::min(cap, q.n - off), count = counts[k];

@@ -23,9 +23,11 @@ inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
 inline constexpr int kTwistTableLg = 18;   // the default direct twist table: up to 2^18 roots (8 MiB)
 // A pass keeps at least 2^kMinPassBlocksLg blocks where its columns allow (fewer columns a block):
-// below 2^20 full blocks would leave most SMs idle (a 2^16 pass made 64 blocks of 2^10 elements
-// for 132 SMs); from 2^20 up every pass has more blocks than that anyway.
-inline constexpr int kMinPassBlocksLg = 9;
+// full blocks left most SMs idle at 2^16 (64 blocks of 2^10 elements for an H100's 132 SMs; 256
+// blocks of 2^8: 0.042 ms instead of 0.045), while 2^18 ran faster in 256 blocks of 2^10 than in
+// 512 of 2^9 (0.088 against 0.094 ms; docs/results/ntt_small_blocks_h100.txt). From 2^20 up
+// every pass has more blocks than that anyway.
+inline constexpr int kMinPassBlocksLg = 8;
 static_assert(kBlockLg >= kMaxPassLg, "a block holds at least one whole column of the largest pass");
 static_assert(kThreadLg <= kBlockLg, "a thread's elements lie in one block");
 

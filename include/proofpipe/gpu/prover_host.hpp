@@ -4,6 +4,7 @@
 // CPU twins of the prover's own kernels. The device side is gpu/prover.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -79,6 +80,28 @@ struct ChunkLayout {
     c.scalars = c.ones + align((m + 63) / 64 * 8);
     c.bytes = c.scalars + m * kScalarBytes;
     return c;
+  }
+};
+
+// The gather buffer (compute.gather) as a tail MSM piece of m points uses it: first the word ranks
+// of the query's tail bitmap (rank_words u32; resident SRS only, 0 when streamed), then the
+// gathered points, then their scalars, each section 256-byte aligned. The prover cuts the buffer
+// so and the planner sizes it with it (a tiny query's alignment is most of its bytes).
+struct GatherLayout {
+  uint64_t points = 0, scalars = 0, bytes = 0;
+  static constexpr GatherLayout of(uint64_t rank_words, uint64_t m, uint64_t point_bytes) {
+    const auto align = [](uint64_t x) { return (x + ChunkLayout::kAlign - 1) / ChunkLayout::kAlign * ChunkLayout::kAlign; };
+    GatherLayout g;
+    g.points = align(rank_words * 4);
+    g.scalars = g.points + align(m * point_bytes);
+    g.bytes = g.scalars + m * ChunkLayout::kScalarBytes;
+    return g;
+  }
+  // The most points, at most `limit`, a buffer of `bytes` holds in this layout (0 if none).
+  static constexpr uint64_t capacity(uint64_t bytes, uint64_t rank_words, uint64_t point_bytes, uint64_t limit) {
+    uint64_t m = std::min(limit, bytes / (point_bytes + ChunkLayout::kScalarBytes));
+    while (m > 0 && of(rank_words, m, point_bytes).bytes > bytes) --m;
+    return m;
   }
 };
 
