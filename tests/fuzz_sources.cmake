@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # scripts/fuzz-smoke compiles the C API with clang and no CMake, from a source list of its own
-# (`capi=(...)` and the `common=(...)` every target gets). Those must be exactly the sources libproofpipe.so is built from (the C API,
+# (`capi=(...)` and the `common=(...)` every target gets), and declares the library sources it
+# leaves out (`capi_unlinked=(...)`: code no C API path reaches). Together they must be exactly the sources libproofpipe.so is built from (the C API,
 # the runtime, the engine and the core targets' SOURCES, given here as SOURCES, '|'-separated and
 # relative to src/): a source added to a target and not to the script fails the fuzz build late,
 # one left in the script compiles for nothing.
@@ -20,7 +21,8 @@ function(script_list name out)
 endfunction()
 script_list(capi capi_words)
 script_list(common common_words)
-set(words ${capi_words} ${common_words})
+script_list(capi_unlinked unlinked_words)
+set(words ${capi_words} ${common_words} ${unlinked_words})
 list(LENGTH capi_words nwords)
 if(nwords LESS 10)
   message(FATAL_ERROR "scripts/fuzz-smoke: its capi list names ${nwords} sources: the parse went wrong")
