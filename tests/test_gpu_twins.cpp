@@ -46,8 +46,19 @@ TEST(GpuNttPlan, CoversEveryLevelWithinBlockLimits) {
       EXPECT_LE(p.cols(), 1u << p.m);
       // blocks for every SM (an H100 has 132): at least 256, or one column a block
       EXPECT_TRUE(p.blocks() >= 256 || p.cols_lg == 0) << p.blocks() << " blocks";
+      // the thread shape: 2 elements up to 2^kSmallNttLg (too few elements to fill the warps), 4 above
+      EXPECT_EQ(p.thread_lg, lg <= gpu::kSmallNttLg ? gpu::kSmallThreadLg : gpu::kThreadLg);
+      // below the top pass, twists come from the default direct table (one load, no product)
+      if (i > 0 && p.m > 0) {
+        EXPECT_LE(p.m + p.k, gpu::kTwistTableLg);
+      }
       top = p.m;
     }
+    // Levels come in whole rounds: at most one pass ends on a round of fewer levels than a
+    // thread's (a round costs its shared-memory trips whatever it runs; 22 = 8 + 8 + 6, not 8 + 7 + 7).
+    int partial = 0;
+    for (int i = 0; i < plan.count; ++i) partial += plan.pass[i].k % plan.pass[i].thread_lg != 0;
+    EXPECT_LE(partial, 1) << "lg " << lg;
     EXPECT_EQ(top, 0) << "lg " << lg;
   }
 }
@@ -71,42 +82,44 @@ TEST(GpuNttPlan, GlobalIndexVisitsEveryElementOnce) {
 TEST(GpuNttPlan, RoundsCoverEveryElementAndLevelOnce) {
   for (int lg : {1, 2, 3, 5, 8, 11, 17, 24, 27, 28})
     for (int max_pass : {2, 3, 7, gpu::kMaxPassLg})
-      for (int min_blocks : {0, gpu::kMinPassBlocksLg}) {
-        const gpu::NttPlan plan = gpu::make_ntt_plan(lg, max_pass, min_blocks);
-        for (int i = 0; i < plan.count; ++i) {
-          const gpu::NttPass& p = plan.pass[i];
-          SCOPED_TRACE("lg " + std::to_string(lg) + " max " + std::to_string(max_pass) + " min blocks 2^" +
-                       std::to_string(min_blocks) + " pass " + std::to_string(i));
-          for (bool dif : {true, false}) {
-            std::vector<int> levels(std::size_t(p.k), 0);
-            for (int r = 0; r < p.rounds(); ++r) {
-              const gpu::NttRound rd = gpu::round_of(p, dif, r);
-              ASSERT_LE(rd.lo + rd.bits, p.k);
-              for (int j = rd.level_lo; j < rd.level_hi; ++j) {
-                ASSERT_GE(j, rd.lo);
-                ASSERT_LT(j, rd.lo + rd.bits);
-                ++levels[std::size_t(j)];
-              }
-              std::vector<int> seen(p.elements_per_block(), 0);
-              for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
-                const gpu::RoundMap map = gpu::round_map(p, rd, tid);
-                for (int q = 0; q < gpu::kThreadElements; ++q) {
-                  if (!map.valid(q)) continue;
-                  ASSERT_LT(map.pos(q), p.K());
-                  ++seen[map.element(q, p.cols_lg)];
-                  for (int d = 0; d < rd.bits; ++d)
-                    if (!(q & (1 << d))) {
-                      ASSERT_EQ(map.pos(q | (1 << d)), map.pos(q) + (1u << (rd.lo + d)));
-                      ASSERT_EQ(map.col(q | (1 << d)), map.col(q));
-                    }
+      for (int min_blocks : {0, gpu::kMinPassBlocksLg})
+        for (int thread_lg : {gpu::kSmallThreadLg, gpu::kThreadLg}) {
+          const gpu::NttPlan plan = gpu::make_ntt_plan(lg, max_pass, min_blocks, thread_lg);
+          for (int i = 0; i < plan.count; ++i) {
+            const gpu::NttPass& p = plan.pass[i];
+            SCOPED_TRACE("lg " + std::to_string(lg) + " max " + std::to_string(max_pass) + " min blocks 2^" +
+                         std::to_string(min_blocks) + " thread_lg " + std::to_string(thread_lg) + " pass " +
+                         std::to_string(i));
+            for (bool dif : {true, false}) {
+              std::vector<int> levels(std::size_t(p.k), 0);
+              for (int r = 0; r < p.rounds(); ++r) {
+                const gpu::NttRound rd = gpu::round_of(p, dif, r, p.thread_lg);
+                ASSERT_LE(rd.lo + rd.bits, p.k);
+                for (int j = rd.level_lo; j < rd.level_hi; ++j) {
+                  ASSERT_GE(j, rd.lo);
+                  ASSERT_LT(j, rd.lo + rd.bits);
+                  ++levels[std::size_t(j)];
                 }
+                std::vector<int> seen(p.elements_per_block(), 0);
+                for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
+                  const gpu::RoundMap map = gpu::round_map(p, rd, tid, p.thread_lg);
+                  for (int q = 0; q < (1 << p.thread_lg); ++q) {
+                    if (!map.valid(q)) continue;
+                    ASSERT_LT(map.pos(q), p.K());
+                    ++seen[map.element(q, p.cols_lg)];
+                    for (int d = 0; d < rd.bits; ++d)
+                      if (!(q & (1 << d))) {
+                        ASSERT_EQ(map.pos(q | (1 << d)), map.pos(q) + (1u << (rd.lo + d)));
+                        ASSERT_EQ(map.col(q | (1 << d)), map.col(q));
+                      }
+                  }
+                }
+                for (int c : seen) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT") << " round " << r;
               }
-              for (int c : seen) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT") << " round " << r;
+              for (int c : levels) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT");
             }
-            for (int c : levels) ASSERT_EQ(c, 1) << (dif ? "DIF" : "DIT");
           }
         }
-      }
 }
 
 // ---------------------------------------------------------------- NTT
@@ -134,7 +147,7 @@ void reference(std::vector<F>& a, const DomainOf<F>& d, const gpu::NttOp& op) {
 // Every order, direction and coset of the twin against pp's transforms, for one plan and table,
 // over F (BLS12-381's Fr by default, or BN254's).
 template <class F = Fr>
-void check_every_op(int lg, int max_pass, int twist_lg, int min_blocks_lg = gpu::kMinPassBlocksLg) {
+void check_every_op(int lg, int max_pass, int twist_lg, int min_blocks_lg = gpu::kMinPassBlocksLg, int thread_lg = 0) {
   const DomainOf<F> d(lg);
   const auto x = random_scalars<F>(d.size(), kSeed + lg);
   for (Direction dir : {Direction::forward, Direction::inverse})
@@ -143,17 +156,17 @@ void check_every_op(int lg, int max_pass, int twist_lg, int min_blocks_lg = gpu:
         for (bool coset : {false, true}) {
           const gpu::NttOp op{dir, in, out, coset};
           SCOPED_TRACE(::testing::Message() << "lg " << lg << " dir " << int(dir) << " in " << int(in) << " out "
-                                            << int(out) << " coset " << coset);
+                                            << int(out) << " coset " << coset << " thread_lg " << thread_lg);
           auto want = x, got = x;
           reference(want, d, op);
-          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass, twist_lg, min_blocks_lg);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), op, max_pass, twist_lg, min_blocks_lg, thread_lg);
           ASSERT_EQ(got, want);
           if (dir == Direction::inverse) {
             // The same transform with its output left as canonical integers.
             gpu::NttOp plain = op;
             plain.canonical_out = true;
             got = x;
-            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg, min_blocks_lg);
+            gpu::ntt_twin(got, d, gpu::roots_of(d), plain, max_pass, twist_lg, min_blocks_lg, thread_lg);
             ASSERT_EQ(got, canonical_limbs(want));
           }
           // The 1/n moved between transforms: a forward that takes it gives want / n, an inverse
@@ -170,7 +183,7 @@ void check_every_op(int lg, int max_pass, int twist_lg, int min_blocks_lg = gpu:
             continue;
           }
           got = x;
-          gpu::ntt_twin(got, d, gpu::roots_of(d), moved, max_pass, twist_lg, min_blocks_lg);
+          gpu::ntt_twin(got, d, gpu::roots_of(d), moved, max_pass, twist_lg, min_blocks_lg, thread_lg);
           for (auto& v : want) v = v * factor;
           ASSERT_EQ(got, want) << (dir == Direction::forward ? "take_size_inv" : "defer_size_inv");
         }
@@ -185,6 +198,9 @@ TEST_P(NttTwin, EqualsCpuTransformForEveryOrderAndCoset) {
   const auto [lg, max_pass] = GetParam();
   check_every_op(lg, max_pass, gpu::kTwistTableLg);
   check_every_op(lg, max_pass, gpu::kTwistTableLg, 0);  // blocks of as many columns as fit
+  // The thread shape of 2^19 and up (these sizes take threads of 2^kSmallThreadLg themselves).
+  check_every_op(lg, max_pass, gpu::kTwistTableLg, gpu::kMinPassBlocksLg, gpu::kThreadLg);
+  check_every_op(lg, max_pass, gpu::kTwistTableLg, 0, gpu::kThreadLg);
 }
 
 // The same with a root per twist (twist_lg = lg: no pass multiplies two table entries; inverse
@@ -205,6 +221,7 @@ TEST(NttTwinBn254, EqualsCpuTransformForEveryOrderAndCoset) {
   for (int lg : {1, 2, 5, 10, 11, 14}) check_every_op<bn254::Fr>(lg, gpu::kMaxPassLg, gpu::kTwistTableLg);
   for (int lg : {8, 12}) check_every_op<bn254::Fr>(lg, 3, gpu::kTwistTableLg);
   for (int lg : {12, 14}) check_every_op<bn254::Fr>(lg, 3, gpu::kTwistTableLg, 0);
+  for (int lg : {11, 14}) check_every_op<bn254::Fr>(lg, gpu::kMaxPassLg, gpu::kTwistTableLg, 0, gpu::kThreadLg);
   check_every_op<bn254::Fr>(12, 5, 12);
   check_every_op<bn254::Fr>(12, 5, 0);
 }

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "proofpipe/gpu/ntt.hpp"
@@ -29,25 +30,29 @@ __global__ void tables_kernel(F* out, std::size_t count, NttRootsOf<F> roots, in
 // (a tighter register cap spills) and than 8-element rounds in two 64 KiB blocks of 128
 // registers, as more warps hide the products' dependent chains
 // (docs/perf-history/gpu-kernels-v1-v9.md).
+// Threads of 2^kTL elements: the same registers a thread (2 elements: blocks of up to 512
+// threads, two an SM's register file).
 constexpr int kPassBlocksPerSm = 4;
-template <bool kDif, class F>
-__global__ void __launch_bounds__(kBlockThreads, kPassBlocksPerSm) pass_kernel(F* a, NttPass p, NttTablesOf<F> t, PassJob job) {
+template <bool kDif, int kTL, class F>
+__global__ void __launch_bounds__(kBlockElements >> kTL, kPassBlocksPerSm >> (kThreadLg - kTL))
+    pass_kernel(F* a, NttPass p, NttTablesOf<F> t, PassJob job) {
   extern __shared__ __align__(16) uint64_t mem[];
   const HalfSlots s{mem, p.elements_per_block() + 4};
   const uint64_t block = blockIdx.x;
   const uint32_t chunks = 2 * p.elements_per_block();
-  PP_UNROLL for (int i = 0; i < 2 * kThreadElements; ++i) {
+  PP_UNROLL for (int i = 0; i < 2 << kTL; ++i) {
     const uint32_t x = threadIdx.x + uint32_t(i) * blockDim.x;
     if (x >= chunks) break;
     const ulonglong2 v = reinterpret_cast<const ulonglong2*>(a + p.global_index(block, x >> 1))[x & 1];
     s.set_half(x >> 1, int(x & 1), v.x, v.y);
   }
   __syncthreads();
-  for (int r = 0; r < p.rounds(); ++r) {
-    pass_round<kDif>(p, t, job, s, block, threadIdx.x, r);
+  const int rounds = (p.k + kTL - 1) / kTL;  // p.rounds(), with the thread shape a constant
+  for (int r = 0; r < rounds; ++r) {
+    pass_round<kDif, kTL>(p, t, job, s, block, threadIdx.x, r);
     __syncthreads();
   }
-  PP_UNROLL for (int i = 0; i < 2 * kThreadElements; ++i) {
+  PP_UNROLL for (int i = 0; i < 2 << kTL; ++i) {
     const uint32_t x = threadIdx.x + uint32_t(i) * blockDim.x;
     if (x >= chunks) break;
     uint64_t lo, hi;
@@ -94,13 +99,18 @@ Status tables_init(void* d_tables, std::size_t bytes, int lg, const NttRootsOf<F
                    NttTablesOf<F>* out, int twist_lg) {
   if (Status s = check_lg(lg); !s) return s;
   if (d_tables == nullptr || out == nullptr) return Status::invalid("pp::gpu::ntt_tables_init: null pointer");
+  if (reinterpret_cast<std::uintptr_t>(d_tables) % 16 != 0)
+    return Status::invalid("pp::gpu::ntt_tables_init: the table buffer is not 16-byte aligned (the kernels read its entries in 16-byte words)");
   if (bytes < ntt_tables_bytes(lg, twist_lg))
     return Status::invalid("pp::gpu::ntt_tables_init: " + std::to_string(bytes) + " bytes given, " +
                            std::to_string(ntt_tables_bytes(lg, twist_lg)) + " needed");
   // A pass's block may hold up to kBlockElements elements: above the default 48 KiB of shared
   // memory, so each kernel is allowed that much (a start-up call, not on the proving path).
   const int smem = int(slots_bytes(kBlockElements));
-  for (const void* kernel : {reinterpret_cast<const void*>(pass_kernel<true, F>), reinterpret_cast<const void*>(pass_kernel<false, F>)})
+  for (const void* kernel :
+       {reinterpret_cast<const void*>(pass_kernel<true, kThreadLg, F>), reinterpret_cast<const void*>(pass_kernel<false, kThreadLg, F>),
+        reinterpret_cast<const void*>(pass_kernel<true, kSmallThreadLg, F>),
+        reinterpret_cast<const void*>(pass_kernel<false, kSmallThreadLg, F>)})
     if (Status st = from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                               "pp::gpu::ntt_tables_init: shared memory limit");
         !st)
@@ -124,8 +134,10 @@ Status transform(F* d_a, const NttTablesOf<F>& t, const NttOp& op, Stream stream
   for (int i = 0; i < plan.count; ++i) {
     const PassStep step = pass_step(s, plan, i);
     const NttPass& p = step.pass;
-    device::launch(s.dif ? pass_kernel<true, F> : pass_kernel<false, F>, unsigned(p.blocks()), p.threads_per_block(),
-                   pass_shared_bytes(p), stream, d_a, p, t, step.job);
+    const bool small = p.thread_lg == kSmallThreadLg;
+    auto* kernel = s.dif ? (small ? pass_kernel<true, kSmallThreadLg, F> : pass_kernel<true, kThreadLg, F>)
+                         : (small ? pass_kernel<false, kSmallThreadLg, F> : pass_kernel<false, kThreadLg, F>);
+    device::launch(kernel, unsigned(p.blocks()), p.threads_per_block(), pass_shared_bytes(p), stream, d_a, p, t, step.job);
   }
   if (s.permute_after) device::launch(bit_reverse_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");

@@ -67,8 +67,11 @@ void twin_pass(F* a, const NttPass& p, const NttTablesOf<F>& t, const PassJob& j
     for (uint32_t e = 0; e < n; ++e) s.set(e, a[p.global_index(block, e)]);
     for (int r = 0; r < p.rounds(); ++r)
       for (uint32_t tid = 0; tid < p.threads_per_block(); ++tid) {
-        if (job.dif) pass_round<true>(p, t, job, s, block, tid, r);
-        else pass_round<false>(p, t, job, s, block, tid, r);
+        const bool small = p.thread_lg == kSmallThreadLg;
+        if (job.dif) small ? pass_round<true, kSmallThreadLg>(p, t, job, s, block, tid, r)
+                           : pass_round<true, kThreadLg>(p, t, job, s, block, tid, r);
+        else small ? pass_round<false, kSmallThreadLg>(p, t, job, s, block, tid, r)
+                   : pass_round<false, kThreadLg>(p, t, job, s, block, tid, r);
       }
     for (uint32_t e = 0; e < n; ++e) a[p.global_index(block, e)] = s.template get<F>(e);
   });
@@ -76,7 +79,7 @@ void twin_pass(F* a, const NttPass& p, const NttTablesOf<F>& t, const PassJob& j
 
 template <class F>
 void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, const NttOp& op, int max_pass, int twist_lg,
-          int min_blocks_lg) {
+          int min_blocks_lg, int thread_lg) {
   const int lg = d.lg();
   if (lg > kMaxNttLg)
     throw std::invalid_argument("pp::gpu::ntt_twin: 2^" + std::to_string(lg) + " exceeds the GPU limit 2^" +
@@ -94,7 +97,10 @@ void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, cons
                                 std::to_string(kMaxPassLg) + "]");
   if (min_blocks_lg < 0)
     throw std::invalid_argument("pp::gpu::ntt_twin: min_blocks_lg " + std::to_string(min_blocks_lg) + " below 0");
-  const NttPlan plan = make_ntt_plan(lg, max_pass, min_blocks_lg);
+  if (thread_lg != 0 && thread_lg != kSmallThreadLg && thread_lg != kThreadLg)
+    throw std::invalid_argument("pp::gpu::ntt_twin: thread_lg " + std::to_string(thread_lg) + " is none of 0, " +
+                                std::to_string(kSmallThreadLg) + " and " + std::to_string(kThreadLg));
+  const NttPlan plan = make_ntt_plan(lg, max_pass, min_blocks_lg, thread_lg);
 
   for (int i = 0; i < plan.count; ++i) {
     const PassStep step = pass_step(s, plan, i);
@@ -106,12 +112,12 @@ void twin(std::span<F> a, const DomainOf<F>& d, const NttRootsOf<F>& roots, cons
 }  // namespace
 
 void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass, int twist_lg,
-              int min_blocks_lg) {
-  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg);
+              int min_blocks_lg, int thread_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg, thread_lg);
 }
 void ntt_twin(std::span<bn254::Fr> a, const bn254::Domain& d, const NttRootsOf<bn254::Fr>& roots, const NttOp& op,
-              int max_pass, int twist_lg, int min_blocks_lg) {
-  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg);
+              int max_pass, int twist_lg, int min_blocks_lg, int thread_lg) {
+  twin(a, d, roots, op, max_pass, twist_lg, min_blocks_lg, thread_lg);
 }
 
 }  // namespace pp::gpu

@@ -19,13 +19,19 @@
 // neighbouring threads read and write side by side.
 //
 // Inside a pass a thread holds 4 elements of one column in registers and runs up to 2 levels on
-// them (a "round"); the block exchanges elements through shared memory between rounds, so a
-// 9-level pass is 5 rounds and 6 barriers. In the round that holds the lowest 2 bits of a
-// position the roots of the lowest levels are the same for every thread, and the trivial ones
-// (u = 0) are skipped: 2 products per 4 elements instead of 4. Blocks of 2^10 elements (32 KiB
-// of shared memory) and 256 threads, four to an SM: 32 warps an SM hide the latency of the
-// products' dependent chains better than 8 elements a thread in 16 warps
-// (docs/perf-history/gpu-kernels-v1-v9.md).
+// them (a "round"); the block exchanges elements through shared memory between rounds, so an
+// 8-level pass is 4 rounds and 5 barriers (the plan gives passes whole rounds where it can). In
+// the round that holds the lowest 2 bits of a position the roots of the lowest levels are the
+// same for every thread, and the trivial ones (u = 0) are skipped: 2 products per 4 elements
+// instead of 4. Blocks of 2^10 elements (32 KiB of shared memory) and 256 threads, four to an SM:
+// 32 warps an SM hide the latency of the products' dependent chains better than 8 elements a
+// thread in 16 warps (docs/perf-history/gpu-kernels-v1-v9.md). Transforms up to 2^kSmallNttLg
+// give a thread 2 elements and a round 1 level (the thread shape, NttPass::thread_lg, is a
+// template parameter of the kernel): they have too few elements to keep the warps busy otherwise.
+// Table entries are read as two 16-byte words, and the rare edge factors (scalings, twists past
+// the direct table) are out of line, so that the kernel stays small (5,000 instructions, where
+// inlining them per register and case made 21,000 and small transforms stalled on instruction
+// fetch; docs/results/ncu_ntt_vs_sppark_h100.txt).
 //
 // The twist's root comes from one direct table when the pass's exponents are small enough
 // (m + k <= twist_lg, by default kTwistTableLg: the middle pass of a 3-pass plan), else from two
@@ -40,6 +46,13 @@
 #include "proofpipe/core/hd.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/gpu/ntt_sizing.hpp"
+
+// Out of line on both sides (the rare edge factors below; the only such functions of the GPU code).
+#if defined(__CUDACC__)
+#define PP_NOINLINE __noinline__
+#else
+#define PP_NOINLINE __attribute__((noinline))
+#endif
 
 namespace pp::gpu {
 
@@ -56,32 +69,33 @@ PP_HD PP_INLINE uint32_t bit_reverse(uint32_t x, int bits) {
 #endif
 }
 
-// The levels of round r of a pass: the thread's 2^kThreadLg registers hold the positions whose
-// bits [lo, lo + bits) vary (bits = min(k, kThreadLg)), and the round runs levels [level_lo, level_hi) —
-// from the top down for DIF, from the bottom up for DIT.
+// The levels of round r of a pass: the thread's 2^tl registers (tl = the pass's thread_lg, given
+// separately so that the kernels fold it as a constant) hold the positions whose bits
+// [lo, lo + bits) vary (bits = min(k, tl)), and the round runs levels [level_lo, level_hi) — from
+// the top down for DIF, from the bottom up for DIT.
 struct NttRound {
   int lo, bits, level_lo, level_hi;
 };
-PP_HD PP_INLINE NttRound round_of(const NttPass& p, bool dif, int r) {
-  const int bits = p.k < kThreadLg ? p.k : kThreadLg;
+PP_HD PP_INLINE NttRound round_of(const NttPass& p, bool dif, int r, int tl) {
+  const int bits = p.k < tl ? p.k : tl;
   if (dif) {
-    const int top = p.k - kThreadLg * r;
-    const int bottom = top > kThreadLg ? top - kThreadLg : 0;
+    const int top = p.k - tl * r;
+    const int bottom = top > tl ? top - tl : 0;
     return NttRound{bottom, bits, bottom, top};
   }
-  const int bottom = kThreadLg * r;
-  const int top = bottom + kThreadLg < p.k ? bottom + kThreadLg : p.k;
+  const int bottom = tl * r;
+  const int top = bottom + tl < p.k ? bottom + tl : p.k;
   return NttRound{bottom < p.k - bits ? bottom : p.k - bits, bits, bottom, top};
 }
 
 // Which element register q of thread `tid` holds in a round. The low bits of tid pick the column
 // (threads side by side read neighbouring columns); the rest, `o`, fills the position bits
-// outside [lo, lo + bits). A pass with k < kThreadLg packs 2^(kThreadLg - k) columns into a
+// outside [lo, lo + bits). A pass with k < tl packs 2^(tl - k) columns into a
 // thread's registers; `valid` is false for registers past the block's last column (tiny
 // transforms only).
 struct RoundMap {
   uint32_t o, tcol;
-  int lo, bits, extra;  // extra = kThreadLg - bits column bits in q
+  int lo, bits, extra;  // extra = thread_lg - bits column bits in q
   uint32_t cols;
   PP_HD PP_INLINE uint32_t pos(int q) const {
     const uint32_t low = o & ((1u << lo) - 1);
@@ -96,8 +110,8 @@ struct RoundMap {
     return (o & ((1u << lo) - 1)) | (uint32_t(q & ((1 << d) - 1)) << lo);
   }
 };
-PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_t tid) {
-  const int extra = kThreadLg - rd.bits;
+PP_HD PP_INLINE RoundMap round_map(const NttPass& p, const NttRound& rd, uint32_t tid, int tl) {
+  const int extra = tl - rd.bits;
   const int tcols_lg = p.cols_lg > extra ? p.cols_lg - extra : 0;
   return RoundMap{tid >> tcols_lg, tid & ((1u << tcols_lg) - 1), rd.lo, rd.bits, extra, p.cols()};
 }
@@ -133,9 +147,43 @@ PP_HD inline F table_entry(const NttRootsOf<F>& r, int lg, std::size_t i, int tw
   return r.omega.pow_u64(uint64_t(i) << (lg - table_mid_lg(lg, twist_lg)));
 }
 
+// Table entry i, on the device as two 16-byte loads through the read-only path (a plain F load
+// is eight 4-byte loads: F is 8-byte aligned, and the kernels' arithmetic works on 32-bit words).
+// Every entry is 32-byte aligned: the buffer's start is 16-byte aligned (ntt_tables_init checks
+// it) and entries are 32 bytes.
+template <class F>
+PP_HD PP_INLINE F load_entry(const F* table, uint64_t i) {
+#if PP_DEVICE_CODE
+  static_assert(sizeof(F) == 32, "a table entry is two 16-byte words");
+  const ulonglong2* w = reinterpret_cast<const ulonglong2*>(table + i);
+  const ulonglong2 a = __ldg(w), b = __ldg(w + 1);
+  F r;
+  r.l[0] = a.x;
+  r.l[1] = a.y;
+  r.l[2] = b.x;
+  r.l[3] = b.y;
+  return r;
+#else
+  return table[i];
+#endif
+}
+
 template <class F>
 PP_HD PP_INLINE F two_level_pow(const F* lo, const F* hi, int b, uint64_t e) {
-  return lo[e & ((uint64_t(1) << b) - 1)] * hi[e >> b];
+  return load_entry(lo, e & ((uint64_t(1) << b) - 1)) * load_entry(hi, e >> b);
+}
+
+// x · lo[e mod 2^b] · hi[e >> b], out of line: the rare edge factors (scalings, twists past the
+// direct table) are one call site each instead of a product inlined per register and per case
+// (the pass kernel was 21,000 instructions, mostly such copies, and small transforms stalled on
+// instruction fetch).
+template <class F>
+PP_HD PP_NOINLINE F times_two_level(F x, const F* lo, const F* hi, int b, uint64_t e) {
+  return x * two_level_pow(lo, hi, b, e);
+}
+template <class F>
+PP_HD PP_NOINLINE F times_constant(F x, F c) {
+  return x * c;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,81 +240,80 @@ PP_HD inline std::size_t pass_shared_bytes(const NttPass& p) { return slots_byte
 // ---------------------------------------------------------------------------------------------
 // Element-wise factors.
 
-// The factor of Scale `kind` (not none) for natural index idx: one product of two table entries
-// at most (the 1/n is in the sized hi tables). For the canonical kinds it is the factor's integer
-// f itself (not f·R), so that x·R times it (a Montgomery product) is the integer of x·f.
+// x times the factor of Scale `kind` (not none) for natural index idx: one product of two table
+// entries at most (the 1/n is in the sized hi tables). For the canonical kinds the factor is its
+// integer f itself (not f·R), so that x·R times it (a Montgomery product) is the integer of x·f.
 template <class F>
-PP_HD PP_INLINE F scale_factor(const NttTablesOf<F>& t, Scale kind, uint64_t idx) {
+PP_HD PP_INLINE F times_scale(F x, const NttTablesOf<F>& t, Scale kind, uint64_t idx) {
+  const F* lo = t.shift_lo;
+  const F* hi = nullptr;
   switch (kind) {
-    case Scale::shift:
-      return two_level_pow(t.shift_lo, t.shift_hi, t.b, idx);
-    case Scale::shift_size_inv:
-      return two_level_pow(t.shift_lo, t.shift_hi_sized, t.b, idx);
-    case Scale::shift_inv:
-      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi, t.b, idx);
-    case Scale::shift_inv_canonical:  // lo[.]·R ⊗ hi_plain[.] = the factor's integer
-      return two_level_pow(t.shift_inv_lo, t.shift_inv_hi_plain, t.b, idx);
-    case Scale::size_inv_canonical:
-      return t.size_inv_plain;
-    default:
-      return t.size_inv;
+    case Scale::shift: hi = t.shift_hi; break;
+    case Scale::shift_size_inv: hi = t.shift_hi_sized; break;
+    case Scale::shift_inv: lo = t.shift_inv_lo; hi = t.shift_inv_hi; break;
+    case Scale::shift_inv_canonical: lo = t.shift_inv_lo; hi = t.shift_inv_hi_plain; break;  // lo[.]·R ⊗ hi_plain[.]
+    default: break;
   }
+  if (hi != nullptr) return times_two_level(x, lo, hi, t.b, idx);
+  return times_constant(x, kind == Scale::size_inv_canonical ? t.size_inv_plain : t.size_inv);
 }
 
-// The twist root of position pos in column c of pass p.
+// x times the twist root of position pos in column c of pass p: one entry of the direct table
+// (inline: every element of a twisted pass takes one), or two of the two-level tables.
 template <class F>
-PP_HD PP_INLINE F twist_root(const NttPass& p, const NttTablesOf<F>& t, bool inverse, uint32_t c, uint32_t pos) {
+PP_HD PP_INLINE F times_twist(F x, const NttPass& p, const NttTablesOf<F>& t, bool inverse, uint32_t c, uint32_t pos) {
   const uint32_t cf = c * bit_reverse(pos, p.k);  // < 2^(m + k) <= 2^28
   if (p.m + p.k <= t.mid_lg) {
     const uint32_t e = cf << (t.mid_lg - p.m - p.k);
-    return t.mid[inverse ? (0u - e) & ((1u << t.mid_lg) - 1) : e];
+    return x * load_entry(t.mid, inverse ? (0u - e) & ((1u << t.mid_lg) - 1) : e);
   }
-  return two_level_pow(inverse ? t.inv_lo : t.fwd_lo, inverse ? t.inv_hi : t.fwd_hi, t.b,
-                       uint64_t(cf) << (p.lg - p.m - p.k));
+  return times_two_level(x, inverse ? t.inv_lo : t.fwd_lo, inverse ? t.inv_hi : t.fwd_hi, t.b,
+                         uint64_t(cf) << (p.lg - p.m - p.k));
 }
 
 // The element-wise work on register q of the first round (loads: pre-scale, DIT twist) or the
 // last round (stores: DIF twist, post-scale).
-template <class F>
+template <bool kDif, class F>
 PP_HD PP_INLINE void edge_factors(F& x, const NttPass& p, const NttTablesOf<F>& t, const PassJob& job, uint64_t block,
                                   uint32_t pos, uint32_t col, bool loading) {
   const Scale scale = loading ? job.pre : job.post;
   if (scale != Scale::none) {
     const uint64_t g = p.global_index(block, pos, col);
-    const bool bit_reversed = loading != job.dif;  // DIF reads natural order and writes bit-reversed
-    x *= scale_factor(t, scale, bit_reversed ? bit_reverse(uint32_t(g), p.lg) : g);
+    const bool bit_reversed = loading != kDif;  // DIF reads natural order and writes bit-reversed
+    x = times_scale(x, t, scale, bit_reversed ? bit_reverse(uint32_t(g), p.lg) : g);
   }
-  if (p.m != 0 && loading != job.dif) x *= twist_root(p, t, job.inverse, p.column(block, col), pos);
+  if (p.m != 0 && loading != kDif) x = times_twist(x, p, t, job.inverse, p.column(block, col), pos);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The round: one thread's kThreadElements registers through the round's levels.
+// The round: one thread's 2^kTL registers (kTL = the pass's thread_lg) through the round's levels.
 
 // Round r of pass p for thread tid of block `block`: read the thread's elements from shared
 // memory, apply the first round's load factors, run the levels, apply the last round's store
 // factors, write them back to the same slots. Threads of a round touch disjoint slots, so a round
 // needs one barrier after it and none inside.
-template <bool kDif, class F>
+template <bool kDif, int kTL, class F>
 PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTablesOf<F>& t, const PassJob& job, const HalfSlots& s,
                                 uint64_t block, uint32_t tid, int r) {
-  const NttRound rd = round_of(p, kDif, r);
-  const RoundMap map = round_map(p, rd, tid);
+  constexpr int kElements = 1 << kTL;
+  const NttRound rd = round_of(p, kDif, r, kTL);
+  const RoundMap map = round_map(p, rd, tid, kTL);
   const F* small = job.inverse ? t.small_inv : t.small_fwd;
-  F x[kThreadElements];
-  PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+  F x[kElements];
+  PP_UNROLL for (int q = 0; q < kElements; ++q) {
     x[q] = F::zero();
     if (!map.valid(q)) continue;
     x[q] = s.template get<F>(map.element(q, p.cols_lg));
-    if (r == 0) edge_factors(x[q], p, t, job, block, map.pos(q), map.col(q), true);
+    if (r == 0) edge_factors<kDif>(x[q], p, t, job, block, map.pos(q), map.col(q), true);
   }
   // Level j = lo + d: butterflies (q, q + 2^d) for q with bit d clear; root w_(2^(j+1))^u with
   // u the position's bits below j. With lo == 0, u depends on q only: the same for every thread,
   // and u == 0 needs no product.
-  PP_UNROLL for (int i = 0; i < kThreadLg; ++i) {
-    const int d = kDif ? kThreadLg - 1 - i : i;
+  PP_UNROLL for (int i = 0; i < kTL; ++i) {
+    const int d = kDif ? kTL - 1 - i : i;
     const int j = rd.lo + d;
     if (d >= rd.bits || j < rd.level_lo || j >= rd.level_hi) continue;
-    PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+    PP_UNROLL for (int q = 0; q < kElements; ++q) {
       if (q & (1 << d)) continue;
       const int q1 = q | (1 << d);
       const bool trivial = rd.lo == 0 && (q & ((1 << d) - 1)) == 0;
@@ -274,19 +321,19 @@ PP_HD PP_INLINE void pass_round(const NttPass& p, const NttTablesOf<F>& t, const
         const F diff = x[q] - x[q1];
         x[q] += x[q1];
         x[q1] = diff;
-        if (!trivial) x[q1] *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
+        if (!trivial) x[q1] *= load_entry(small, map.root_exponent(q, d) << (t.small_lg - 1 - j));
       } else {
         F y = x[q1];
-        if (!trivial) y *= small[map.root_exponent(q, d) << (t.small_lg - 1 - j)];
+        if (!trivial) y *= load_entry(small, map.root_exponent(q, d) << (t.small_lg - 1 - j));
         x[q1] = x[q] - y;
         x[q] += y;
       }
     }
   }
   const bool last = r == p.rounds() - 1;
-  PP_UNROLL for (int q = 0; q < kThreadElements; ++q) {
+  PP_UNROLL for (int q = 0; q < kElements; ++q) {
     if (!map.valid(q)) continue;
-    if (last) edge_factors(x[q], p, t, job, block, map.pos(q), map.col(q), false);
+    if (last) edge_factors<kDif>(x[q], p, t, job, block, map.pos(q), map.col(q), false);
     s.set(map.element(q, p.cols_lg), x[q]);
   }
 }

@@ -72,13 +72,14 @@ NttRootsOf<bn254::Fr> roots_of(const bn254::Domain& d, const bn254::Fr& shift);
 // ---- CPU twin (always built; CI checks it against pp::ntt) ----
 // Runs schedule(op) with the kernels' bodies in loops over host memory. max_pass < kMaxPassLg
 // splits the transform into more passes than the GPU uses (to test multi-pass plans cheaply),
-// min_blocks_lg < kMinPassBlocksLg packs more columns into a block (make_ntt_plan's).
-// Throws invalid_argument where ntt() returns it.
+// min_blocks_lg < kMinPassBlocksLg packs more columns into a block, thread_lg (0: the size's own)
+// picks the thread shape (make_ntt_plan's). Throws invalid_argument where ntt() returns it.
 // twist_lg: the direct twist table's limit (ntt_tables_init's).
 void ntt_twin(std::span<Fr> a, const Domain& d, const NttRoots& roots, const NttOp& op, int max_pass = kMaxPassLg,
-              int twist_lg = kTwistTableLg, int min_blocks_lg = kMinPassBlocksLg);
+              int twist_lg = kTwistTableLg, int min_blocks_lg = kMinPassBlocksLg, int thread_lg = 0);
 void ntt_twin(std::span<bn254::Fr> a, const bn254::Domain& d, const NttRootsOf<bn254::Fr>& roots, const NttOp& op,
-              int max_pass = kMaxPassLg, int twist_lg = kTwistTableLg, int min_blocks_lg = kMinPassBlocksLg);
+              int max_pass = kMaxPassLg, int twist_lg = kTwistTableLg, int min_blocks_lg = kMinPassBlocksLg,
+              int thread_lg = 0);
 
 // ---- Device API (library proofpipe_gpu, built with CUDA) ----
 // Bytes of device memory the tables of a 2^lg domain need: a few MiB at 2^28 with the default

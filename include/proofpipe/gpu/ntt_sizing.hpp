@@ -18,9 +18,16 @@ inline constexpr int kMaxNttLg = 28;       // the largest transform the GPU path
 inline constexpr int kMaxPassLg = 10;      // butterfly levels per pass (K <= 1024)
 inline constexpr int kBlockLg = 10;        // elements a block holds in shared memory: 2^10 (32 KiB)
 inline constexpr int kBlockElements = 1 << kBlockLg;
-inline constexpr int kThreadLg = 2;        // elements a thread holds in registers: 2^2
+inline constexpr int kThreadLg = 2;        // elements a thread holds in registers: 2^2 (the most)
 inline constexpr int kThreadElements = 1 << kThreadLg;
 inline constexpr int kBlockThreads = kBlockElements / kThreadElements;
+// Small transforms (up to 2^kSmallNttLg) give a thread 2^kSmallThreadLg elements instead: they
+// have too few elements to fill the card's warps (2^16 in threads of 4: 512 warps for 132 SMs,
+// each stalled on its own dependent products), and threads of 2 double the warps: 2^16 0.040 ->
+// 0.033 ms on an H100, while 2^18 ran 0.078 ms in threads of 4 and 0.080 in threads of 2
+// (docs/results/ntt_16byte_small_threads_h100.txt, ntt_rounds_h100.txt).
+inline constexpr int kSmallThreadLg = 1;
+inline constexpr int kSmallNttLg = 17;
 inline constexpr int kTwistTableLg = 18;   // the default direct twist table: up to 2^18 roots (8 MiB)
 // A pass keeps at least 2^kMinPassBlocksLg blocks where its columns allow (fewer columns a block):
 // full blocks left most SMs idle at 2^16 (64 blocks of 2^10 elements for an H100's 132 SMs; 256
@@ -35,14 +42,15 @@ static_assert(kThreadLg <= kBlockLg, "a thread's elements lie in one block");
 // block is position pos = e >> cols_lg of column col = e & (cols - 1).
 struct NttPass {
   int lg, m, k, cols_lg;
+  int thread_lg = kThreadLg;  // elements a thread holds: 2^thread_lg
   PP_HD uint32_t K() const { return 1u << k; }
   PP_HD uint32_t cols() const { return 1u << cols_lg; }
   PP_HD uint32_t elements_per_block() const { return 1u << (cols_lg + k); }
   PP_HD uint32_t threads_per_block() const {
-    return cols_lg + k > kThreadLg ? 1u << (cols_lg + k - kThreadLg) : 1u;
+    return cols_lg + k > thread_lg ? 1u << (cols_lg + k - thread_lg) : 1u;
   }
   PP_HD uint64_t blocks() const { return uint64_t(1) << (lg - k - cols_lg); }
-  PP_HD int rounds() const { return (k + kThreadLg - 1) / kThreadLg; }
+  PP_HD int rounds() const { return (k + thread_lg - 1) / thread_lg; }
   // Column index (in [0, 2^m)) of a block's column `col`.
   PP_HD uint32_t column(uint64_t block, uint32_t col) const {
     return uint32_t(block & ((uint64_t(1) << (m - cols_lg)) - 1)) << cols_lg | col;
@@ -57,27 +65,55 @@ struct NttPass {
 };
 
 // Passes of a 2^lg transform, ordered from the top bits down (the DIF order; DIT runs them in
-// reverse). Levels are spread evenly: 27 = 9 + 9 + 9. A block takes as many columns as fit in
-// kBlockElements, fewer where that would leave fewer than 2^kMinPassBlocksLg blocks.
+// reverse). Levels are spread evenly in whole rounds of the thread shape where the pass limit
+// allows, the remainder in the top pass: 22 = 6 + 8 + 8 (11 rounds of 2 levels; 8 + 7 + 7 takes
+// 12, each 7 ending on a round of one level that costs a round's shared-memory trips), 27 =
+// 9 + 8 + 10. The top pass packs many columns into a block (m is large); the bottom one (m = 0) has
+// one column a block, 2^k elements, so a short pass there makes tiny blocks (8 + 8 + 5, blocks of
+// 32 elements at the bottom, ran 2^21 1.5 times slower than 8 + 7 + 7; ntt_rounds_h100.txt). A
+// block takes as many columns as fit in kBlockElements, fewer where that would leave fewer than
+// 2^kMinPassBlocksLg blocks.
 struct NttPlan {
   int lg = 0;
   int count = 0;
   NttPass pass[kMaxNttLg];
 };
 
-// `max_pass` < kMaxPassLg gives more, smaller passes and `min_blocks_lg` = 0 full blocks (tests
-// use them to reach multi-pass plans and blocks of many columns at small sizes).
-PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg, int min_blocks_lg = kMinPassBlocksLg) {
+// `max_pass` < kMaxPassLg gives more, smaller passes and `min_blocks_lg` = 0 full blocks, and
+// `thread_lg` (0: the size's own, kSmallThreadLg up to 2^kSmallNttLg, else kThreadLg) another
+// thread shape (tests use them to reach multi-pass plans, blocks of many columns and both thread
+// shapes at small sizes).
+PP_HD inline int ntt_thread_lg(int lg) { return lg <= kSmallNttLg ? kSmallThreadLg : kThreadLg; }
+PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg, int min_blocks_lg = kMinPassBlocksLg,
+                                   int thread_lg = 0) {
   NttPlan plan;
   plan.lg = lg;
   plan.count = (lg + max_pass - 1) / max_pass;
+  const int tl = thread_lg > 0 ? thread_lg : ntt_thread_lg(lg);
+  // The levels of each pass, bottom pass first: ceil(remaining / passes left), up to whole rounds
+  // where the limit and the passes above allow; a middle pass keeps its span (m + k) within the
+  // default direct twist table (27 = 9 + 8 + 10, not 7 + 10 + 10, whose middle pass would take
+  // its twists from the two-level tables); the top pass takes what is left.
+  int ks[kMaxNttLg] = {};
+  int rest = lg, below = 0;
+  for (int i = plan.count - 1; i >= 0; --i) {
+    int k = (rest + i) / (i + 1);
+    if (i > 0) {
+      const int whole = (k + tl - 1) / tl * tl;
+      if (whole <= max_pass && rest - whole >= i) k = whole;
+      const int capped = (kTwistTableLg - below) / tl * tl;
+      if (below > 0 && below + k > kTwistTableLg && capped >= 1 && rest - capped <= i * max_pass) k = capped;
+    }
+    ks[i] = k;
+    rest -= k;
+    below += k;
+  }
   int top = lg;
   for (int i = 0; i < plan.count; ++i) {
-    const int k = (top + (plan.count - i) - 1) / (plan.count - i);  // ceil(remaining / passes left)
-    const int m = top - k;
+    const int k = ks[i], m = top - k;
     int cols_lg = kBlockLg - k < m ? kBlockLg - k : m;
     if (cols_lg > lg - k - min_blocks_lg) cols_lg = lg - k - min_blocks_lg > 0 ? lg - k - min_blocks_lg : 0;
-    plan.pass[i] = NttPass{lg, m, k, cols_lg};
+    plan.pass[i] = NttPass{lg, m, k, cols_lg, tl};
     top = m;
   }
   return plan;
