@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 7
+#define PP_VERSION_MINOR 8
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -139,6 +139,11 @@ typedef struct pp_engine_stats {
   uint64_t proofs_rejected;        /* of those, proofs that did not verify and were proved again */
   uint64_t proofs_rejected_cpu;    /* of the rejected, proofs of the CPU fallback (per GPU: pp_gpu_info) */
   double ms_verify;                /* time spent verifying them, summed over the engine's workers */
+  /* SRS points copied to the GPUs for partitions of keys streamed from host memory (a budget
+   * below the key's size): every H point and the split queries' points whose scalar is not 0, per
+   * partition; 0 while keys are resident. Its growth per proof is the PCIe traffic a streamed
+   * plan pays beyond key_loads. Since 0.8. */
+  uint64_t srs_bytes_streamed;
 } pp_engine_stats;
 
 PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* out, pp_error* err);

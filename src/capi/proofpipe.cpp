@@ -423,6 +423,7 @@ PP_API pp_status pp_engine_stats_get(const pp_engine* engine, pp_engine_stats* o
     out->ms_gpu_busy = st.times.gpu_compute;
     out->gpus = uint32_t(st.gpus);
     out->key_loads = st.key_loads;
+    out->srs_bytes_streamed = st.srs_bytes_streamed;
     out->key_evictions = st.key_evictions;
     out->host_peak_bytes = st.engine.host_peak_bytes;
     out->ms_gpu_upload = st.times.gpu_upload;

@@ -233,16 +233,27 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   // Peak RSS of this run (the GPUs' key loads, the engine, the proofs), from the reset at its start
   // when the kernel allows one; the set-up's peak (circuit, key, witnesses) before it.
   const double peak = peak_rss_mib();
+  // PCIe traffic for the key: its uploads (or pinnings, streamed) and the SRS points streamed per
+  // proof (0 when resident), summed over the GPUs.
+  uint64_t key_loads = 0, srs_bytes = 0;
+#if PROOFPIPE_HAS_CUDA
+  for (const auto& g : gpus) {
+    key_loads += g->key_loads();
+    srs_bytes += g->totals().srs_bytes;
+  }
+#endif
+  const double srs_gib_per_proof = double(srs_bytes) / double(1ull << 30) / o.proofs;
   fmt::print("{:.4f} s/proof ({} proofs in {:.3f} s), GPU busy {:.1f} %, peak host RSS {:.1f} MiB {} (set-up before "
              "it: {:.1f} MiB)\n", wall / o.proofs, o.proofs, wall, 100 * st.gpu_busy(), peak,
              peak_reset ? "in this run" : "since the process started", setup_peak);
   // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
   fmt::print("proofpipe op=engine lg={} partitions={} budget={} backend={} devices={} gw={} interlock={} proofs={} "
              "s_per_proof={:.4f} gpu_busy={:.4f} peak_rss_gib={:.2f} peak_rss_scope={} setup_peak_rss_gib={:.2f} "
-             "key={}\n",
+             "key={} host_budget={} srs_gib_per_proof={:.3f} key_loads={}\n",
              o.lg, witnesses.size(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
              st.gpu_busy(), peak / 1024.0, peak_reset ? "run" : "process", setup_peak / 1024.0,
-             o.key_cache.empty() ? "memory" : "mapped");
+             o.key_cache.empty() ? "memory" : "mapped", o.host_mem.empty() ? "unlimited" : o.host_mem,
+             srs_gib_per_proof, key_loads);
   fmt::print("proofpipe op=engine-check lg={} partitions={} proofs={} check={} s_per_proof={:.4f} proofs_checked={} "
              "proofs_rejected={} check_ms_per_partition={:.3f}\n",
              o.lg, witnesses.size(), o.proofs, check ? "on" : "off", wall / o.proofs, st.proofs_checked,

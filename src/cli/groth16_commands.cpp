@@ -264,8 +264,9 @@ int run_prove(const ProveOptions& options) {
   }
   print_timings(timings, proofs.size());
   if (stats.gpus > 0)
-    fmt::print("proved on {} GPU(s): {:.1f} ms of kernels, {:.1f} ms of uploads, {} key upload(s), {} partition(s) on "
-               "the CPU\n", stats.gpus, stats.ms_gpu_busy, stats.ms_gpu_upload, stats.key_loads, stats.partitions_on_cpu);
+    fmt::print("proved on {} GPU(s): {:.1f} ms of kernels, {:.1f} ms of uploads, {} key upload(s), {:.2f} GiB of SRS "
+               "streamed, {} partition(s) on the CPU\n", stats.gpus, stats.ms_gpu_busy, stats.ms_gpu_upload, stats.key_loads,
+               double(stats.srs_bytes_streamed) / double(1ull << 30), stats.partitions_on_cpu);
   for (uint32_t i = 0; i < stats.gpus; ++i) {
     pp_gpu_info g;
     check(pp_engine_gpu_info_get(engine.get(), i, &g, &err), err);
@@ -432,6 +433,8 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
              all.size(), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
              col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
              col(&gpu::GpuTimes::msm_b_g2), col(&gpu::GpuTimes::compute), median(walls), backend.key_loads());
+  std::vector<double> srs_gib;
+  for (const gpu::GpuTimes& t : all) srs_gib.push_back(double(t.srs_bytes) / double(1ull << 30));
   if (k.srs == engine::SrsPlacement::streamed) {
     std::vector<double> gb;
     for (const gpu::GpuTimes& t : all) gb.push_back(double(t.packed_bytes) / 1e9);
@@ -441,11 +444,11 @@ int bench_gpu_budget(const BenchProveOptions& options, const SyntheticOptions& o
   // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
   fmt::print("proofpipe op=prove lg={} budget={} srs={} partitions={} gpu_ms_per_partition={:.1f} "
              "wall_s_per_partition={:.3f} upload_ms={:.1f} ntt_ms={:.1f} msm_h_ms={:.1f} msm_l_ms={:.1f} msm_a_ms={:.1f} "
-             "msm_b_g1_ms={:.1f} msm_b_g2_ms={:.1f}\n",
+             "msm_b_g1_ms={:.1f} msm_b_g2_ms={:.1f} srs_gib_per_partition={:.3f}\n",
              opts.lg_constraints, budget, engine::to_string(k.srs), witnesses.size(), col(&gpu::GpuTimes::compute),
              median(walls), col(&gpu::GpuTimes::upload), col(&gpu::GpuTimes::ntt), col(&gpu::GpuTimes::msm_h),
              col(&gpu::GpuTimes::msm_l), col(&gpu::GpuTimes::msm_a), col(&gpu::GpuTimes::msm_b_g1),
-             col(&gpu::GpuTimes::msm_b_g2));
+             col(&gpu::GpuTimes::msm_b_g2), median(srs_gib));
   return 0;
 }
 

@@ -187,7 +187,9 @@ void ProverOf<E>::enqueue_compute(Partition& p) {
   XYZZ<G1>* g1 = m.g1_sums(ms);
   XYZZ<G2>* g2 = m.g2_sums(ms);
   const int W = m.max_windows;
-  m.dense_msm_g1(m.template srs_region<Affine<G1>>("srs.h"), m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
+  const Affine<G1>* h_resident = m.template srs_region<Affine<G1>>("srs.h");
+  m.dense_msm_g1(h_resident, m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
+  if (!h_resident) p.split->srs_bytes += p.h_terms * sizeof(Affine<G1>);  // every H point crossed
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
@@ -277,6 +279,7 @@ typename ProverOf<E>::ProofType ProverOf<E>::finish(Partition& p, GpuTimes* time
     times->compute = ms_between(kStart, kB2);
     times->pack = double(p.split->pack_ns.load()) / 1e6;
     times->packed_bytes = p.split->pack_bytes.load();
+    times->srs_bytes = p.split->srs_bytes.load();
     times->done_at = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(p.done_ns.load()));
     auto before = [&](Mark a) { return ms_between(a, kB2); };
     times->spans = {{"copy", "upload", before(kUploadStart), before(kUploadEnd)},

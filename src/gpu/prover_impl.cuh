@@ -61,6 +61,9 @@ struct SplitQuery {
 struct PackState {
   std::atomic<int64_t> pack_ns{0};      // host time spent packing this partition's chunks
   std::atomic<uint64_t> pack_bytes{0};  // and the bytes packed (what crossed instead of the chunks)
+  // SRS points copied to the device for this partition (streamed: H's chunks and the split MSMs'
+  // packed points; 0 when the SRS is resident), counted as the copies are queued.
+  std::atomic<uint64_t> srs_bytes{0};
   std::mutex failure_mutex;
   std::string failure;  // the first pack's failure; empty while none failed
   void fail(const std::string& what) {

@@ -153,6 +153,7 @@ char* ProverOf<E>::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> j
   job->out = host;
   job->arena = pack_arena.get();
   job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(F);
+  job->keep->srs_bytes += want.points() * point_bytes;
   check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
   check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: chunk packing");
   job.release();  // run_pack owns it now

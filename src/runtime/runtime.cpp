@@ -290,6 +290,7 @@ Stats Runtime::stats() const {
       static_cast<ProverStageTimes&>(s.times) += t;  // the stages both provers have
       s.times.gpu_upload += t.upload;
       s.times.gpu_compute += t.compute;
+      s.srs_bytes_streamed += t.srs_bytes;
     }
   }
 #endif

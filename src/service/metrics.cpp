@@ -119,6 +119,12 @@ std::string metrics_text(const DaemonMetrics& m) {
   t.sample("proofpipe_gpus", double(s.gpus));
   t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
   t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
+  t.family("proofpipe_key_loads_total", "Proving keys uploaded to a GPU (or pinned there, when streamed)", "counter");
+  t.sample("proofpipe_key_loads_total", double(s.key_loads));
+  t.family("proofpipe_srs_streamed_bytes_total",
+           "SRS bytes copied to the GPUs per partition of keys streamed from host memory (0 while keys are resident)",
+           "counter");
+  t.sample("proofpipe_srs_streamed_bytes_total", double(s.srs_bytes_streamed));
   t.family("proofpipe_device_memory_bytes",
            "Each GPU's memory: the card (total), what the keys may use (budget), what they use (used, peak)", "gauge");
   for (const pp_gpu_info& g : m.gpus) {

@@ -668,6 +668,7 @@ int main(int argc, char** argv) {
      * 0 by construction). The GPU harness checks it on a CudaBackend, and shows a deliberate
      * forbidden call is caught ("no forbidden call" rows of proofpipe_gpu_kernels_test). */
     CHECK(st.gpus == 0 && st.key_loads == 0 && st.host_peak_bytes > 0);
+    CHECK(st.srs_bytes_streamed == 0); /* the CPU prover streams no SRS */
     pp_gpu_info gi;
     memset(&gi, 0xab, sizeof gi);
     EXPECT_ERROR(pp_engine_gpu_info_get(engine, 0, &gi, err), PP_ERR_INVALID_ARGUMENT, "has 0 GPU(s)");

@@ -55,10 +55,12 @@ def main():
     for series in ('proofpipe_jobs{state="queued"}', 'proofpipe_jobs_finished_total{state="succeeded"}',
                    "proofpipe_partitions_proved_total", "proofpipe_queue_depth", "proofpipe_jobs_running",
                    "proofpipe_keys_loaded", "proofpipe_keys_device_resident", "proofpipe_gpu_busy_ms_total",
+                   "proofpipe_key_loads_total", "proofpipe_srs_streamed_bytes_total",
                    "proofpipe_host_rss_bytes", "proofpipe_host_budget_bytes",
                    'proofpipe_requests_total{rpc="Submit",code="OK"}'):
         assert series in m0, f"{series} missing from the scrape: {sorted(m0)}"
     assert m0["proofpipe_partitions_proved_total"] == 0 and m0["proofpipe_host_rss_bytes"] > 0, m0
+    assert m0["proofpipe_srs_streamed_bytes_total"] == 0, m0  # nothing proved, nothing streamed
     # Device memory: one series per GPU and kind, as many GPUs as GetStatus lists (none on the CPU prover).
     st0 = s.GetStatus(pb.GetStatusRequest())
     assert len(st0.devices) == st0.gpus and m0["proofpipe_host_budget_bytes"] == st0.host_budget_bytes == 0, st0

@@ -82,6 +82,10 @@ struct GpuTimes : ProverStageTimes {
   // chunks, overlapping the device) and the bytes that crossed for them. 0 when resident.
   double pack = 0;
   uint64_t packed_bytes = 0;
+  // The SRS points that crossed PCIe for this partition (streamed: every H point, and the split
+  // MSMs' points whose scalar is not 0; 0 when resident): the PCIe traffic a streamed plan pays
+  // per partition, summed by operator+= (the key's own upload is not in it: key loads count that).
+  uint64_t srs_bytes = 0;
   // Where the stages ran, for timelines: the host steady-clock time at which the device reached
   // the end of the partition (stamped by a host callback in stream order), and each stage's
   // start and end in ms before that.
@@ -98,6 +102,7 @@ struct GpuTimes : ProverStageTimes {
     ProverStageTimes::operator+=(o);
     upload += o.upload;
     compute += o.compute;
+    srs_bytes += o.srs_bytes;
     return *this;
   }
 };

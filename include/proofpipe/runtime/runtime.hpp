@@ -60,6 +60,7 @@ struct Stats {
   int gpus = 0;
   std::vector<GpuInfo> devices;  // one per GPU, in the engine's order
   uint64_t key_loads = 0;      // SRS uploads (or pinnings, when streamed), all GPUs
+  uint64_t srs_bytes_streamed = 0;  // SRS points copied per partition of streamed keys (gpu::GpuTimes::srs_bytes), all GPUs
   uint64_t key_evictions = 0;  // device copies dropped (evict() and making room)
   uint64_t partitions_on_cpu = 0;
   StageTimes times;
