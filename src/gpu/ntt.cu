@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kBlockElements >> kTL, kPassBlocksPerSm >> (kT
     s.set_half(x >> 1, int(x & 1), v.x, v.y);
   }
   __syncthreads();
-  const int rounds = (p.k + kTL - 1) / kTL;  // p.rounds(), with the thread shape a constant
+  const int rounds = NttPass::rounds_of(p.k, kTL);  // p.rounds(), with the thread shape a constant
   for (int r = 0; r < rounds; ++r) {
     pass_round<kDif, kTL>(p, t, job, s, block, threadIdx.x, r);
     __syncthreads();

@@ -50,7 +50,10 @@ struct NttPass {
     return cols_lg + k > thread_lg ? 1u << (cols_lg + k - thread_lg) : 1u;
   }
   PP_HD uint64_t blocks() const { return uint64_t(1) << (lg - k - cols_lg); }
-  PP_HD int rounds() const { return (k + thread_lg - 1) / thread_lg; }
+  PP_HD int rounds() const { return rounds_of(k, thread_lg); }
+  // Rounds of a pass of k levels in threads of 2^tl elements (the kernels call it with their
+  // thread shape as a constant).
+  PP_HD static constexpr int rounds_of(int k, int tl) { return (k + tl - 1) / tl; }
   // Column index (in [0, 2^m)) of a block's column `col`.
   PP_HD uint32_t column(uint64_t block, uint32_t col) const {
     return uint32_t(block & ((uint64_t(1) << (m - cols_lg)) - 1)) << cols_lg | col;
