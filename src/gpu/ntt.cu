@@ -61,6 +61,15 @@ __global__ void __launch_bounds__(kBlockElements >> kTL, kPassBlocksPerSm >> (kT
   }
 }
 
+// The pass kernel for a direction and a thread shape (kThreadLg or kSmallThreadLg): what a plan's
+// pass launches, and what start-up allows its shared memory.
+template <class F>
+auto pass_kernel_for(bool dif, int thread_lg) {
+  const bool small = thread_lg == kSmallThreadLg;
+  return dif ? (small ? pass_kernel<true, kSmallThreadLg, F> : pass_kernel<true, kThreadLg, F>)
+             : (small ? pass_kernel<false, kSmallThreadLg, F> : pass_kernel<false, kThreadLg, F>);
+}
+
 template <class F>
 __global__ void c_step_kernel(F* c, const F* __restrict__ a, const F* __restrict__ b, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -107,14 +116,13 @@ Status tables_init(void* d_tables, std::size_t bytes, int lg, const NttRootsOf<F
   // A pass's block may hold up to kBlockElements elements: above the default 48 KiB of shared
   // memory, so each kernel is allowed that much (a start-up call, not on the proving path).
   const int smem = int(slots_bytes(kBlockElements));
-  for (const void* kernel :
-       {reinterpret_cast<const void*>(pass_kernel<true, kThreadLg, F>), reinterpret_cast<const void*>(pass_kernel<false, kThreadLg, F>),
-        reinterpret_cast<const void*>(pass_kernel<true, kSmallThreadLg, F>),
-        reinterpret_cast<const void*>(pass_kernel<false, kSmallThreadLg, F>)})
-    if (Status st = from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                              "pp::gpu::ntt_tables_init: shared memory limit");
-        !st)
-      return st;
+  for (bool dif : {true, false})
+    for (int thread_lg : {kThreadLg, kSmallThreadLg})
+      if (Status st = from_cuda(cudaFuncSetAttribute(reinterpret_cast<const void*>(pass_kernel_for<F>(dif, thread_lg)),
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                                "pp::gpu::ntt_tables_init: shared memory limit");
+          !st)
+        return st;
   const std::size_t count = table_elements(lg, twist_lg);
   F* base = static_cast<F*>(d_tables);
   device::launch(tables_kernel<F>, grid_for(count), kElementwiseBlock, 0, stream, base, count, roots, lg, twist_lg);
@@ -134,10 +142,8 @@ Status transform(F* d_a, const NttTablesOf<F>& t, const NttOp& op, Stream stream
   for (int i = 0; i < plan.count; ++i) {
     const PassStep step = pass_step(s, plan, i);
     const NttPass& p = step.pass;
-    const bool small = p.thread_lg == kSmallThreadLg;
-    auto* kernel = s.dif ? (small ? pass_kernel<true, kSmallThreadLg, F> : pass_kernel<true, kThreadLg, F>)
-                         : (small ? pass_kernel<false, kSmallThreadLg, F> : pass_kernel<false, kThreadLg, F>);
-    device::launch(kernel, unsigned(p.blocks()), p.threads_per_block(), pass_shared_bytes(p), stream, d_a, p, t, step.job);
+    device::launch(pass_kernel_for<F>(s.dif, p.thread_lg), unsigned(p.blocks()), p.threads_per_block(),
+                   pass_shared_bytes(p), stream, d_a, p, t, step.job);
   }
   if (s.permute_after) device::launch(bit_reverse_kernel<F>, grid_for(n), kElementwiseBlock, 0, stream, d_a, n, t.lg);
   return last_error("pp::gpu::ntt");

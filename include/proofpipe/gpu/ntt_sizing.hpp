@@ -102,7 +102,7 @@ PP_HD inline NttPlan make_ntt_plan(int lg, int max_pass = kMaxPassLg, int min_bl
   for (int i = plan.count - 1; i >= 0; --i) {
     int k = (rest + i) / (i + 1);
     if (i > 0) {
-      const int whole = (k + tl - 1) / tl * tl;
+      const int whole = NttPass::rounds_of(k, tl) * tl;
       if (whole <= max_pass && rest - whole >= i) k = whole;
       const int capped = (kTwistTableLg - below) / tl * tl;
       if (below > 0 && below + k > kTwistTableLg && capped >= 1 && rest - capped <= i * max_pass) k = capped;
