@@ -14,12 +14,14 @@
 #include <memory>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "engine_fixture.hpp"
 #include "proofpipe/engine/cpu_backend.hpp"
 #include "proofpipe/engine/engine.hpp"
+#include "proofpipe/engine/losing_backend.hpp"
 #include "proofpipe/engine/sim_backend.hpp"
 
 using namespace pp;
@@ -296,6 +298,71 @@ TEST(Engine, UnhealthyDeviceSendsWorkToTheCpu) {
   for (uint64_t s = 0; s < 3; ++s) expect_cpu_equal_and_valid(engine.submit(job_of(2, 60 + s)).wait(), 2, 60 + s);
   EXPECT_FALSE(sim.healthy());
   EXPECT_EQ(sim.faults_injected(), 1u);  // only the first attempt reached the device
+}
+
+// One of three devices is lost partway through a run (the test hook that PROOFPIPE_TEST_LOSE_GPU
+// puts on a GPU): the partitions it held, and the jobs pinned to it, are proved again on the
+// other devices, never on the CPU, and no job fails even without a CPU fallback.
+TEST(Engine, ALostDeviceHandsItsPartitionsToTheOthers) {
+  for (const Fallback fallback : {Fallback::cpu, Fallback::fail_job}) {
+    std::vector<std::unique_ptr<SimBackend>> sims;
+    for (int d = 0; d < 3; ++d) {
+      SimConfig sc = small_sim("sim" + std::to_string(d), 1, 1);
+      sc.latency.h_us = 1000;
+      sims.push_back(std::make_unique<SimBackend>(sc));
+    }
+    auto loss = std::make_shared<DeviceLoss>(3);  // sim1's third prepare() loses it
+    LosingBackend losing(*sims[1], loss);
+    EngineConfig ec;
+    ec.gw = 2;
+    ec.fallback = fallback;
+    Engine engine({sims[0].get(), &losing, sims[2].get()}, ec);
+    std::vector<JobHandle> jobs;
+    for (uint64_t s = 0; s < 6; ++s) {
+      JobSpec spec = job_of(2, 200 + s);
+      if (s % 2 == 1) spec.backend = 1;  // pinned to the device that will be lost
+      jobs.push_back(engine.submit(std::move(spec)));
+    }
+    std::map<std::string, int> where;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const std::optional<JobResult> ended = jobs[j].wait_for(std::chrono::seconds(60));
+      ASSERT_TRUE(ended) << "job " << j << " never ended (a pinned partition waiting for a lost device?)\n"
+                         << engine.describe_state();
+      const JobResult& r = *ended;
+      expect_cpu_equal_and_valid(r, 2, 200 + j);
+      for (const PartitionResult& p : r.partitions) ++where[p.where];
+    }
+    EXPECT_TRUE(loss->lost.load());
+    EXPECT_FALSE(losing.healthy());
+    EXPECT_EQ(where.count("cpu"), 0u) << "a lost device's partitions belong on the healthy devices";
+    EXPECT_LE(where["sim1"], 2) << "only the two partitions prepared before the loss can end on sim1";
+    const EngineStats st = engine.stats();
+    EXPECT_EQ(st.cpu_fallbacks, 0u);
+    EXPECT_GE(st.backends[1].handed_off, 1u);
+    EXPECT_EQ(st.backends[0].handed_off + st.backends[2].handed_off, 0u);
+    engine.shutdown(Shutdown::drain);
+    for (const auto& sim : sims) expect_arena_sound(*sim);
+  }
+}
+
+// When every device is lost, their workers still prove what is queued on the CPU.
+TEST(Engine, WhenEveryDeviceIsLostTheCpuProves) {
+  std::vector<std::unique_ptr<SimBackend>> sims;
+  std::vector<std::unique_ptr<LosingBackend>> losing;
+  std::vector<Backend*> backends;
+  for (int d = 0; d < 2; ++d) {
+    sims.push_back(std::make_unique<SimBackend>(small_sim("sim" + std::to_string(d), 1, 1)));
+    losing.push_back(std::make_unique<LosingBackend>(*sims.back(), std::make_shared<DeviceLoss>(2)));
+    backends.push_back(losing.back().get());
+  }
+  Engine engine(backends, EngineConfig{});
+  std::vector<JobHandle> jobs;
+  for (uint64_t s = 0; s < 4; ++s) jobs.push_back(engine.submit(job_of(2, 300 + s)));
+  for (std::size_t j = 0; j < jobs.size(); ++j) expect_cpu_equal_and_valid(jobs[j].wait(), 2, 300 + j);
+  for (const auto& l : losing) EXPECT_FALSE(l->healthy());
+  EXPECT_GE(engine.stats().cpu_fallbacks, 1u);
+  engine.shutdown(Shutdown::drain);
+  for (const auto& sim : sims) expect_arena_sound(*sim);
 }
 
 TEST(Engine, HostBudgetIsNeverExceededAndJobsWait) {

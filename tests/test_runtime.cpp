@@ -3,7 +3,10 @@
 // the CPU prover's, a bad witness fails with its WitnessError, key residency is empty.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "engine_fixture.hpp"
 #include "proofpipe/runtime/runtime.hpp"
@@ -61,6 +64,34 @@ TEST(Runtime, RefusesWhatItCannotServe) {
     EXPECT_GT(made->gpu_count(), 0) << "a runtime without GPU and without CPU fallback was made";
     delete made;
   }
+}
+
+// PROOFPIPE_TEST_LOSE_GPU=DEVICE@N: parsed strictly, and refused for a GPU the process does not prove on.
+TEST(Runtime, TheLoseGpuHookParsesStrictly) {
+  EXPECT_FALSE(runtime::parse_lose_gpu("").has_value());
+  const std::optional<runtime::LoseGpu> ok = runtime::parse_lose_gpu("1@3");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->device, 1);
+  EXPECT_EQ(ok->at_prepare, 3u);
+  for (const char* bad : {"1", "@3", "1@", "1@0", "-1@2", "1@x", "a@1", "1@2@3", "1@ 2", "1@9999999999"}) {
+    try {
+      (void)runtime::parse_lose_gpu(bad);
+      ADD_FAILURE() << "accepted \"" << bad << "\"";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("PROOFPIPE_TEST_LOSE_GPU"), std::string::npos) << e.what();
+    }
+  }
+  // A CPU-only runtime has no GPU to lose: the hook is refused, not ignored.
+  ::setenv("PROOFPIPE_TEST_LOSE_GPU", "7@1", 1);
+  runtime::Config cfg;
+  cfg.all_gpus = false;
+  try {
+    runtime::Runtime rt(cfg);
+    ADD_FAILURE() << "PROOFPIPE_TEST_LOSE_GPU naming a GPU the runtime does not use was ignored";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("GPU 7 is not one this process proves on"), std::string::npos) << e.what();
+  }
+  ::unsetenv("PROOFPIPE_TEST_LOSE_GPU");
 }
 
 TEST(Runtime, AWitnessThatDoesNotFitFailsWithAWitnessError) {

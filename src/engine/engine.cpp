@@ -239,12 +239,15 @@ struct EngineOf<E>::Impl {
     uint64_t forbidden_at_start = 0;
     mutable std::mutex stats_mu;
     std::map<std::string, StageTotals> stages;
-    uint64_t partitions = 0, errors = 0, retries = 0, fallbacks = 0, checked = 0, rejected = 0;
+    uint64_t partitions = 0, errors = 0, retries = 0, fallbacks = 0, checked = 0, rejected = 0, handed_off = 0;
+    std::atomic<bool> loss_seen{false};  // the engine has woken the other workers for this backend's loss
   };
   struct WorkItem {
     std::shared_ptr<JobState> job;
     std::size_t partition = 0;
-    int avoid = -1;      // a backend whose proof of this partition was rejected: another one proves it
+    // A backend that must not take this partition: one whose proof of it was rejected, or one that
+    // was lost while it held it. Another one proves it.
+    int avoid = -1;
     int rejections = 0;  // proofs of this partition rejected so far
   };
 
@@ -440,10 +443,47 @@ struct EngineOf<E>::Impl {
     return valid;
   }
 
-  // Whether a backend other than b is healthy (a rejected proof is proved again there).
+  // Whether a backend other than b is healthy (a rejected proof, or a partition of a lost
+  // backend, is proved again there).
   bool another_backend(const BackendCtx& b) const {
     return std::any_of(backends.begin(), backends.end(),
                        [&](const auto& o) { return o.get() != &b && o->backend->healthy(); });
+  }
+
+  // Whether b's workers may take queued partition i (under q_mu). A job pinned to a healthy
+  // backend runs there only. Any other partition (unpinned, or pinned to a backend that was lost:
+  // the pin named a device that is gone) goes to a healthy backend other than the one it must
+  // avoid; a lost backend's workers take it only when no such backend is left, and prove it on the
+  // CPU or fail it, so that nothing waits for a dead device.
+  bool may_take(const WorkItem& i, const BackendCtx& b) const {
+    if (b.index == i.avoid) return false;
+    const int pin = i.job->spec.backend;
+    if (pin >= 0 && backends[std::size_t(pin)]->backend->healthy()) return pin == b.index;
+    if (b.backend->healthy()) return true;
+    return std::none_of(backends.begin(), backends.end(),
+                        [&](const auto& o) { return o->index != i.avoid && o->backend->healthy(); });
+  }
+
+  // Called by b's workers after each partition: the first time b is seen unhealthy, every waiting
+  // worker re-evaluates what it may take (the partitions pinned to b are now anyone's). q_mu is
+  // taken first so that no worker is between testing its predicate and starting to wait.
+  void notice_loss(BackendCtx& b) {
+    if (b.backend->healthy() || b.loss_seen.exchange(true)) return;
+    { std::lock_guard lock(q_mu); }
+    q_cv.notify_all();
+  }
+
+  // A partition that b cannot prove because b was lost goes back to the queue for a healthy
+  // backend (a retry elsewhere, not the CPU) when there is one and the job still runs. The
+  // caller returns at once: its budget hold is released on the way out.
+  bool hand_off(BackendCtx& b, const WorkItem& item, int rejections) {
+    if (b.backend->healthy() || !another_backend(b) || item.job->abort.load() != int(Abort::none)) return false;
+    {
+      std::lock_guard lock(b.stats_mu);
+      ++b.handed_off;
+    }
+    requeue({item.job, item.partition, b.index, rejections});
+    return true;
   }
 
   // Puts a partition back at the front of the queue (it was taken first: it goes first again).
@@ -471,6 +511,7 @@ struct EngineOf<E>::Impl {
       result.error = "the job was cancelled or failed before this partition started";
       return end_partition(job, p, std::move(result));
     }
+    if (hand_off(b, item, item.rejections)) return;  // lost since its worker took the partition
     task.host_bytes = b.backend->host_bytes(task);
     if (budget.limit() != 0 && task.host_bytes > budget.limit()) {
       result.status = JobStatus::failed;
@@ -543,6 +584,7 @@ struct EngineOf<E>::Impl {
       }
       healthy = b.backend->healthy();
     }
+    if (!proved && !unsatisfied && hand_off(b, item, rejections)) return;
     if (!healthy && errors.empty()) errors = b.backend->name() + " is unhealthy";
     if (!proved && !unsatisfied && job.abort.load() == int(Abort::none)) {
       if (config.fallback == Fallback::cpu) {
@@ -644,11 +686,9 @@ struct EngineOf<E>::Impl {
       {
         std::unique_lock lock(q_mu);
         b.workers[std::size_t(w)]->doing.store("waiting for work");
-        // The oldest queued partition this backend may take (any, unless its job is pinned elsewhere).
+        // The oldest queued partition this backend may take (may_take).
         auto mine = [&] {
-          return std::find_if(queue.begin(), queue.end(), [&](const WorkItem& i) {
-            return (i.job->spec.backend < 0 || i.job->spec.backend == b.index) && i.avoid != b.index;
-          });
+          return std::find_if(queue.begin(), queue.end(), [&](const WorkItem& i) { return may_take(i, b); });
         };
         q_cv.wait(lock, [&] { return mine() != queue.end() || stopping; });
         const auto it = mine();
@@ -660,6 +700,7 @@ struct EngineOf<E>::Impl {
         queue.erase(it);
       }
       process(b, w, item);
+      notice_loss(b);
     }
   }
 
@@ -829,6 +870,7 @@ EngineStats EngineOf<E>::stats() const {
       bs.fallbacks = b->fallbacks;
       bs.checked = b->checked;
       bs.rejected = b->rejected;
+      bs.handed_off = b->handed_off;
       for (const auto& [name, t] : b->stages) bs.stages.emplace_back(name, t);
     }
     const double window = std::chrono::duration<double>(to - from).count();

@@ -9,15 +9,40 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
+#include <string>
 #include <stdexcept>
 
 #include "proofpipe/engine/cpu_backend.hpp"
+#include "proofpipe/engine/losing_backend.hpp"
 #if PROOFPIPE_HAS_CUDA
 #include "proofpipe/gpu/cuda_backend.hpp"
 #include "proofpipe/gpu/prover.hpp"
 #endif
 
 namespace pp::runtime {
+
+std::optional<LoseGpu> parse_lose_gpu(const std::string& value) {
+  const std::string what = fmt::format("PROOFPIPE_TEST_LOSE_GPU=\"{}\": expected DEVICE@N (the CUDA ordinal, and the "
+                                       "partition, from 1, at whose start that GPU is lost)", value);
+  if (value.empty()) return std::nullopt;
+  const std::size_t at = value.find('@');
+  if (at == std::string::npos || at == 0 || at + 1 == value.size()) throw std::invalid_argument(what);
+  auto number = [&](const std::string& digits) {
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(what);
+    return std::stoull(digits);
+  };
+  LoseGpu out;
+  out.device = int(number(value.substr(0, at)));
+  out.at_prepare = number(value.substr(at + 1));
+  if (out.at_prepare == 0) throw std::invalid_argument(what);
+  return out;
+}
+
+std::optional<LoseGpu> lose_gpu_from_env() {
+  const char* v = std::getenv("PROOFPIPE_TEST_LOSE_GPU");
+  return v ? parse_lose_gpu(v) : std::nullopt;
+}
 
 struct Runtime::Impl {
   using Bn = bn254::Bn254;
@@ -29,14 +54,18 @@ struct Runtime::Impl {
   std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;          // one per GPU
   std::vector<std::unique_ptr<gpu::CudaBackendOf<Bn>>> gpus_bn;  // the same GPUs, BN254 keys
 #endif
+  // PROOFPIPE_TEST_LOSE_GPU's wrappers (a test hook): the engines drive these instead of that GPU's backends.
+  std::unique_ptr<engine::LosingBackend> losing;
+  std::unique_ptr<engine::LosingBackendOf<Bn>> losing_bn;
   std::shared_ptr<engine::HostBudget> host_budget;
   std::shared_ptr<std::atomic<uint64_t>> job_ids = std::make_shared<std::atomic<uint64_t>>(1);
   std::unique_ptr<engine::Engine> engine;
   std::unique_ptr<engine::EngineOf<Bn>> engine_bn;
 
   // The engine over curve E's backends: its GPUs', or its CPU backend when there is none.
-  template <class E, class Gpus>
-  std::unique_ptr<engine::EngineOf<E>> make_engine(engine::CpuBackendOf<E>* cpu_backend, const Gpus& gpu_backends) {
+  template <class E>
+  std::unique_ptr<engine::EngineOf<E>> make_engine(engine::CpuBackendOf<E>* cpu_backend,
+                                                   std::vector<engine::BackendOf<E>*> backends) {
     engine::EngineConfigOf<E> ec;
     ec.interlock = config.interlock;
     ec.shared_host_budget = host_budget;
@@ -50,8 +79,6 @@ struct Runtime::Impl {
     };
     ec.fallback = config.cpu_fallback ? engine::Fallback::cpu : engine::Fallback::fail_job;
     ec.cpu_prover = [cpu_backend](const engine::PartitionTaskOf<E>& t) { return cpu_backend->prove(t); };
-    std::vector<engine::BackendOf<E>*> backends;
-    for (auto& g : gpu_backends) backends.push_back(g.get());
     if (backends.empty()) {
       backends.push_back(cpu_backend);
       ec.gw = 1;  // the CPU prover uses every core for one partition; more workers would only queue
@@ -115,15 +142,34 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
     throw std::invalid_argument("cpu_fallback is off but no GPU is visible to prove on: enable the CPU fallback");
 
   m.host_budget = std::make_shared<engine::HostBudget>(config.host_budget);
+  std::vector<engine::Backend*> backends;
+  std::vector<engine::BackendOf<Impl::Bn>*> backends_bn;
 #if PROOFPIPE_HAS_CUDA
-  m.engine = m.make_engine(m.cpu.get(), m.gpus);
-  m.engine_bn = m.make_engine(m.cpu_bn.get(), m.gpus_bn);
-#else
-  const std::vector<std::unique_ptr<engine::CpuBackend>> no_gpus;
-  const std::vector<std::unique_ptr<engine::CpuBackendOf<Impl::Bn>>> no_gpus_bn;
-  m.engine = m.make_engine(m.cpu.get(), no_gpus);
-  m.engine_bn = m.make_engine(m.cpu_bn.get(), no_gpus_bn);
+  for (std::size_t i = 0; i < m.gpus.size(); ++i) {
+    backends.push_back(m.gpus[i].get());
+    backends_bn.push_back(m.gpus_bn[i].get());
+  }
 #endif
+  // Test hook (docs/ENGINE.md): lose one GPU partway through the run, as if it had been made
+  // unavailable to the process; its partitions are proved again on the other GPUs.
+  if (const std::optional<LoseGpu> lose = lose_gpu_from_env()) {
+    const auto at = std::find(devices.begin(), devices.end(), lose->device);
+    if (at == devices.end())
+      throw std::invalid_argument(fmt::format("PROOFPIPE_TEST_LOSE_GPU: GPU {} is not one this process proves on ({} GPU(s))",
+                                              lose->device, devices.size()));
+#if PROOFPIPE_HAS_CUDA
+    const std::size_t i = std::size_t(at - devices.begin());
+    auto loss = std::make_shared<engine::DeviceLoss>(lose->at_prepare);  // both curves' backends are one device
+    m.losing = std::make_unique<engine::LosingBackend>(*m.gpus[i], loss);
+    m.losing_bn = std::make_unique<engine::LosingBackendOf<Impl::Bn>>(*m.gpus_bn[i], loss);
+    backends[i] = m.losing.get();
+    backends_bn[i] = m.losing_bn.get();
+    fmt::print(stderr, "proofpipe: warning: PROOFPIPE_TEST_LOSE_GPU={}@{}: GPU {} is lost at its partition {} on purpose "
+                       "(a test hook)\n", lose->device, lose->at_prepare, lose->device, lose->at_prepare);
+#endif
+  }
+  m.engine = m.make_engine(m.cpu.get(), std::move(backends));
+  m.engine_bn = m.make_engine(m.cpu_bn.get(), std::move(backends_bn));
 }
 
 Runtime::~Runtime() {

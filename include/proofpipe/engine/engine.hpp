@@ -19,9 +19,12 @@
 //
 // Failure: a BackendError is retried on the same backend up to max_retries times when it is
 // retryable; then (or at once when it is not) the partition is proved on the CPU
-// (Fallback::cpu) or the whole job fails (Fallback::fail_job). An unhealthy backend's workers
-// keep pulling work but prove it on the CPU / fail it, so nothing waits for a dead device. Every
-// partition ends proved, failed or cancelled; every job ends.
+// (Fallback::cpu) or the whole job fails (Fallback::fail_job). A backend that is lost (healthy()
+// false) while another is healthy hands its partitions over: the one it held goes back to the
+// queue marked to avoid it, its workers take no more work while a healthy backend can, and a job
+// pinned to it is then anyone's (a GPU lost mid-run costs its partitions a retry elsewhere). When
+// no backend is healthy, their workers keep pulling work and prove it on the CPU / fail it, so
+// nothing waits for a dead device. Every partition ends proved, failed or cancelled; every job ends.
 #pragma once
 
 #include <atomic>
@@ -139,8 +142,8 @@ struct JobSpecOf {
   // submits the partitions of one proof as separate jobs keeps their numbers).
   std::size_t partition_base = 0;
   // The backend (index in the engine's list) every partition of the job runs on; -1: whichever
-  // backend's worker is free first. A pinned partition waits for its backend's workers; an
-  // unhealthy pinned backend proves it on the CPU or fails it, as for any partition there.
+  // backend's worker is free first. A pinned partition waits for its backend's workers; once that
+  // backend is lost it goes to any healthy one (the CPU or a failure only when none is left).
   int backend = -1;
   // Called from a worker thread as each partition ends (ok, failed or cancelled).
   std::function<void(uint64_t job, std::size_t partition, const PartitionResultOf<E>&)> on_partition;
@@ -191,6 +194,7 @@ struct BackendStats {
   uint64_t partitions = 0;        // proved on this backend
   uint64_t errors = 0, retries = 0, fallbacks = 0;
   uint64_t checked = 0, rejected = 0;  // proofs this backend made that were verified, and rejected
+  uint64_t handed_off = 0;        // partitions it held when it was lost, proved again on another backend
   double gpu_busy = 0;            // fraction of [start, now] the compute queue was executing
   std::vector<std::pair<std::string, StageTotals>> stages;  // per stage name
   std::string device_calls;       // DeviceCalls::describe()

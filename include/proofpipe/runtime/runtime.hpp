@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,17 @@ struct Stats {
   uint64_t partitions_on_cpu = 0;
   StageTimes times;
 };
+
+// The test hook PROOFPIPE_TEST_LOSE_GPU=DEVICE@N (docs/ENGINE.md; never for production): GPU
+// DEVICE (a CUDA ordinal the runtime proves on) is lost when its Nth partition starts
+// (engine::LosingBackend), and the engine proves what it held on the other GPUs.
+struct LoseGpu {
+  int device = 0;
+  uint64_t at_prepare = 1;
+};
+// nullopt for ""; std::invalid_argument naming the variable for anything but DEVICE@N, N >= 1.
+std::optional<LoseGpu> parse_lose_gpu(const std::string& value);
+std::optional<LoseGpu> lose_gpu_from_env();  // the variable's value parsed; nullopt when unset
 
 class Runtime {
  public:
