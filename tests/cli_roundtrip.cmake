@@ -41,6 +41,23 @@ if(NOT proofs_hash STREQUAL proofs_cache_hash)
 endif()
 run(TRUE ${PROOFPIPE} verify --params ${WORK}/key.ppk --proofs ${WORK}/proofs_cache.bin
     --public ${WORK}/public-0.json --public ${WORK}/public-1.json)
+# Two simulated GPUs (PROOFPIPE_TEST_SIM_GPUS, docs/ENGINE.md), GPU 1 lost at its first
+# partition: --devices picks among them, the proofs are the same bytes; a GPU past them is refused.
+set(ENV{PROOFPIPE_TEST_SIM_GPUS} 2)
+set(ENV{PROOFPIPE_TEST_LOSE_GPU} 1@1)
+execute_process(COMMAND ${PROOFPIPE} prove --params ${WORK}/params --witness ${WORK}/witness-0.ppw
+                        --witness ${WORK}/witness-1.ppw --out ${WORK}/proofs_sim.bin --seed 7 --devices 0,1
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT "${out}${err}" MATCHES "proved on 2 GPU\\(s\\)[^\n]* 0 partition\\(s\\) on the CPU")
+  message(FATAL_ERROR "prove on two simulated GPUs, GPU 1 lost (exit ${rc}): expected both GPUs and no CPU proof\n${out}\n${err}")
+endif()
+file(SHA256 ${WORK}/proofs_sim.bin proofs_sim_hash)
+if(NOT proofs_hash STREQUAL proofs_sim_hash)
+  message(FATAL_ERROR "the proofs made on two simulated GPUs, one of them lost, differ from the CPU's")
+endif()
+run(FALSE ${PROOFPIPE} prove --params ${WORK}/params --witness ${WORK}/witness-0.ppw --out ${WORK}/bad.bin --devices 2)
+unset(ENV{PROOFPIPE_TEST_LOSE_GPU})
+unset(ENV{PROOFPIPE_TEST_SIM_GPUS})
 file(WRITE ${WORK}/not_a_cache.ppk "PPKCACHE but nothing else")
 run(FALSE ${PROOFPIPE} prove --params ${WORK}/not_a_cache.ppk --witness ${WORK}/witness-0.ppw --out ${WORK}/bad.bin)
 # Swapped public inputs: both proofs are then checked against the wrong statement.

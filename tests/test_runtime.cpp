@@ -94,6 +94,64 @@ TEST(Runtime, TheLoseGpuHookParsesStrictly) {
   ::unsetenv("PROOFPIPE_TEST_LOSE_GPU");
 }
 
+// PROOFPIPE_TEST_SIM_GPUS=N: N simulated GPUs behind the runtime; with one of them lost partway
+// (PROOFPIPE_TEST_LOSE_GPU), every job still ends with the CPU prover's proofs, none of them made
+// by the CPU fallback, jobs pinned to the lost GPU included.
+TEST(Runtime, SimulatedGpusAndALostOne) {
+  struct Env {
+    Env() {
+      ::setenv("PROOFPIPE_TEST_SIM_GPUS", "3", 1);
+      ::setenv("PROOFPIPE_TEST_LOSE_GPU", "1@2", 1);
+    }
+    ~Env() {
+      ::unsetenv("PROOFPIPE_TEST_SIM_GPUS");
+      ::unsetenv("PROOFPIPE_TEST_LOSE_GPU");
+    }
+  } env;
+  runtime::Config cfg;
+  cfg.threads = 1;
+  runtime::Runtime rt(cfg);
+  ASSERT_EQ(rt.gpu_count(), 3);
+  const std::vector<Proof> want = prove(*circuit().key, *circuit().witnesses, 9);
+  std::vector<engine::JobHandle> jobs;
+  for (int j = 0; j < 6; ++j) {
+    engine::JobSpec spec;
+    spec.key = circuit().key;
+    spec.witnesses = circuit().first(3);
+    spec.seed = 9;
+    spec.backend = j % 3 == 2 ? -1 : 1;  // mostly pinned to the GPU that is lost
+    jobs.push_back(rt.submit(spec));
+  }
+  for (auto& h : jobs) {
+    const engine::JobResult r = h.wait();
+    ASSERT_EQ(r.status, engine::JobStatus::ok) << r.error;
+    for (std::size_t p = 0; p < 3; ++p) {
+      EXPECT_TRUE(same_proof(r.proofs[p], want[p])) << p;
+      EXPECT_NE(r.partitions[p].where, "cpu");
+    }
+  }
+  const runtime::Stats st = rt.stats();
+  EXPECT_EQ(st.gpus, 3);
+  ASSERT_EQ(st.devices.size(), 3u);
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(st.devices[std::size_t(d)].device, d);
+  EXPECT_EQ(st.engine.cpu_fallbacks, 0u);
+  EXPECT_EQ(st.partitions_on_cpu, 0u);
+  EXPECT_GE(st.engine.backends[1].handed_off, 1u);
+  EXPECT_EQ(st.engine.backends[1].name, "sim1");
+  // --devices among the simulated ones; an ordinal past them is refused.
+  ::unsetenv("PROOFPIPE_TEST_LOSE_GPU");
+  cfg.all_gpus = false;
+  cfg.gpus = {0, 2};
+  runtime::Runtime two(cfg);
+  EXPECT_EQ(two.gpu_count(), 2);
+  ASSERT_EQ(two.stats().devices.size(), 2u);
+  EXPECT_EQ(two.stats().devices[1].device, 2);
+  cfg.gpus = {3};
+  EXPECT_THROW(runtime::Runtime{cfg}, std::invalid_argument);
+  for (const char* bad : {"0", "17", "x", "-1", "2 "}) EXPECT_THROW((void)runtime::parse_sim_gpus(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(runtime::parse_sim_gpus("16").value_or(0), 16);
+}
+
 TEST(Runtime, AWitnessThatDoesNotFitFailsWithAWitnessError) {
   runtime::Config cfg;
   runtime::Runtime rt(cfg);

@@ -34,7 +34,8 @@ namespace pp::cli {
 
 void add_engine_options(CLI::App* cmd, EngineOptions& o) {
   cmd->add_flag("--cpu", o.cpu_only, "Prove on the CPU even when a GPU is visible (CUDA builds use the GPU)");
-  cmd->add_option("--devices", o.devices, "CUDA ordinals of the GPUs to prove on (default: every visible GPU)")
+  cmd->add_option("--devices", o.devices, "CUDA ordinals of the GPUs to prove on, e.g. 0,2 (default: every visible GPU)")
+      ->delimiter(',')
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gw", o.gw, "Engine workers (partitions in flight) per GPU")->check(CLI::Range(1, 16))->capture_default_str();
   cmd->add_option("--vram-budget", o.vram_budget, "Device memory each GPU may use, e.g. 16GiB, or card")

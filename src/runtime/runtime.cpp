@@ -39,6 +39,20 @@ std::optional<LoseGpu> parse_lose_gpu(const std::string& value) {
   return out;
 }
 
+std::optional<int> parse_sim_gpus(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  if (value.size() > 2 || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1 ||
+      std::stoi(value) > kMaxSimGpus)
+    throw std::invalid_argument(fmt::format("PROOFPIPE_TEST_SIM_GPUS=\"{}\": expected a number of simulated GPUs, "
+                                            "1 .. {}", value, kMaxSimGpus));
+  return std::stoi(value);
+}
+
+std::optional<int> sim_gpus_from_env() {
+  const char* v = std::getenv("PROOFPIPE_TEST_SIM_GPUS");
+  return v ? parse_sim_gpus(v) : std::nullopt;
+}
+
 std::optional<LoseGpu> lose_gpu_from_env() {
   const char* v = std::getenv("PROOFPIPE_TEST_LOSE_GPU");
   return v ? parse_lose_gpu(v) : std::nullopt;
@@ -54,6 +68,10 @@ struct Runtime::Impl {
   std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;          // one per GPU
   std::vector<std::unique_ptr<gpu::CudaBackendOf<Bn>>> gpus_bn;  // the same GPUs, BN254 keys
 #endif
+  // PROOFPIPE_TEST_SIM_GPUS's simulated GPUs (a test hook): CPU provers named sim<d>, one per curve.
+  std::vector<std::unique_ptr<engine::CpuBackend>> sims;
+  std::vector<std::unique_ptr<engine::CpuBackendOf<Bn>>> sims_bn;
+  std::vector<int> sim_devices;  // their ordinals
   // PROOFPIPE_TEST_LOSE_GPU's wrappers (a test hook): the engines drive these instead of that GPU's backends.
   std::unique_ptr<engine::LosingBackend> losing;
   std::unique_ptr<engine::LosingBackendOf<Bn>> losing_bn;
@@ -98,58 +116,71 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   if (config.threads < 0) throw std::invalid_argument(fmt::format("threads is {} (0: every core)", config.threads));
   m.cpu = std::make_unique<engine::CpuBackend>("cpu", config.threads);
   m.cpu_bn = std::make_unique<engine::CpuBackendOf<Impl::Bn>>("cpu", config.threads);
+  // The devices to prove on, from `visible` of them: every one, or the ordinals asked for.
   std::vector<int> devices;
-#if PROOFPIPE_HAS_CUDA
-  const int visible = gpu::device_count();
-  if (config.all_gpus) {
-    for (int d = 0; d < visible; ++d) devices.push_back(d);
-  } else {
+  auto choose = [&](int visible) {
+    if (config.all_gpus) {
+      for (int d = 0; d < visible; ++d) devices.push_back(d);
+      return;
+    }
     for (int d : config.gpus) {
-      if (d < 0 || d >= visible)
-        throw std::invalid_argument(fmt::format("GPU {} is not visible ({} device(s))", d, visible));
+      if (d < 0 || d >= visible) throw std::invalid_argument(fmt::format("GPU {} is not visible ({} device(s))", d, visible));
       if (std::count(config.gpus.begin(), config.gpus.end(), d) > 1)
         throw std::invalid_argument(fmt::format("GPU {} is listed twice", d));
       devices.push_back(d);
     }
-  }
-  // Test hook (docs/ENGINE.md): corrupt every Nth device result of each GPU, to show the check.
-  uint64_t corrupt_every = 0;
-  if (const char* v = std::getenv("PROOFPIPE_DEBUG_CORRUPT_EVERY"); v && *v) {
-    char* end = nullptr;
-    corrupt_every = std::strtoull(v, &end, 10);
-    if (*end != '\0' || corrupt_every == 0)
-      throw std::invalid_argument(fmt::format("PROOFPIPE_DEBUG_CORRUPT_EVERY=\"{}\": expected a positive integer", v));
-    fmt::print(stderr, "proofpipe: warning: PROOFPIPE_DEBUG_CORRUPT_EVERY={}: every {}th GPU result is corrupted on "
-                       "purpose (a test hook)\n", corrupt_every, corrupt_every);
-  }
-  for (int d : devices) {
-    gpu::CudaBackendConfig c;
-    c.device = d;
-    c.debug_corrupt_every = corrupt_every;
-    c.budget = config.device_budget;
-    c.gw = config.gw;
-    c.srs = config.srs;
-    c.ledger = std::make_shared<gpu::CardLedger>();  // the GPU's memory, shared by both curves' backends
-    m.gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
-    c.name = fmt::format("gpu{}-bn254", d);
-    m.gpus_bn.push_back(std::make_unique<gpu::CudaBackendOf<Impl::Bn>>(c));
-  }
+  };
+  std::vector<engine::Backend*> backends;
+  std::vector<engine::BackendOf<Impl::Bn>*> backends_bn;
+  if (const std::optional<int> sim = sim_gpus_from_env()) {
+    // Test hook (docs/ENGINE.md): simulated GPUs, each a CPU prover standing in for a device, so
+    // that several devices can be driven through every entry point on a machine without one.
+    choose(*sim);
+    fmt::print(stderr, "proofpipe: warning: PROOFPIPE_TEST_SIM_GPUS={}: proving on {} simulated GPU(s), CPU provers "
+                       "standing in for devices (a test hook)\n", *sim, devices.size());
+    for (int d : devices) {
+      m.sims.push_back(std::make_unique<engine::CpuBackend>(fmt::format("sim{}", d), config.threads));
+      m.sims_bn.push_back(std::make_unique<engine::CpuBackendOf<Impl::Bn>>(fmt::format("sim{}-bn254", d), config.threads));
+      backends.push_back(m.sims.back().get());
+      backends_bn.push_back(m.sims_bn.back().get());
+    }
+    m.sim_devices = devices;
+  } else {
+#if PROOFPIPE_HAS_CUDA
+    choose(gpu::device_count());
+    // Test hook (docs/ENGINE.md): corrupt every Nth device result of each GPU, to show the check.
+    uint64_t corrupt_every = 0;
+    if (const char* v = std::getenv("PROOFPIPE_DEBUG_CORRUPT_EVERY"); v && *v) {
+      char* end = nullptr;
+      corrupt_every = std::strtoull(v, &end, 10);
+      if (*end != '\0' || corrupt_every == 0)
+        throw std::invalid_argument(fmt::format("PROOFPIPE_DEBUG_CORRUPT_EVERY=\"{}\": expected a positive integer", v));
+      fmt::print(stderr, "proofpipe: warning: PROOFPIPE_DEBUG_CORRUPT_EVERY={}: every {}th GPU result is corrupted on "
+                         "purpose (a test hook)\n", corrupt_every, corrupt_every);
+    }
+    for (int d : devices) {
+      gpu::CudaBackendConfig c;
+      c.device = d;
+      c.debug_corrupt_every = corrupt_every;
+      c.budget = config.device_budget;
+      c.gw = config.gw;
+      c.srs = config.srs;
+      c.ledger = std::make_shared<gpu::CardLedger>();  // the GPU's memory, shared by both curves' backends
+      m.gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
+      c.name = fmt::format("gpu{}-bn254", d);
+      m.gpus_bn.push_back(std::make_unique<gpu::CudaBackendOf<Impl::Bn>>(c));
+      backends.push_back(m.gpus.back().get());
+      backends_bn.push_back(m.gpus_bn.back().get());
+    }
 #else
-  if (!config.all_gpus && !config.gpus.empty())
-    throw std::invalid_argument("GPUs were asked for but this build has no GPU prover (built without CUDA)");
+    if (!config.all_gpus && !config.gpus.empty())
+      throw std::invalid_argument("GPUs were asked for but this build has no GPU prover (built without CUDA)");
 #endif
+  }
   if (devices.empty() && !config.cpu_fallback && (config.all_gpus || !config.gpus.empty()))
     throw std::invalid_argument("cpu_fallback is off but no GPU is visible to prove on: enable the CPU fallback");
 
   m.host_budget = std::make_shared<engine::HostBudget>(config.host_budget);
-  std::vector<engine::Backend*> backends;
-  std::vector<engine::BackendOf<Impl::Bn>*> backends_bn;
-#if PROOFPIPE_HAS_CUDA
-  for (std::size_t i = 0; i < m.gpus.size(); ++i) {
-    backends.push_back(m.gpus[i].get());
-    backends_bn.push_back(m.gpus_bn[i].get());
-  }
-#endif
   // Test hook (docs/ENGINE.md): lose one GPU partway through the run, as if it had been made
   // unavailable to the process; its partitions are proved again on the other GPUs.
   if (const std::optional<LoseGpu> lose = lose_gpu_from_env()) {
@@ -157,16 +188,14 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
     if (at == devices.end())
       throw std::invalid_argument(fmt::format("PROOFPIPE_TEST_LOSE_GPU: GPU {} is not one this process proves on ({} GPU(s))",
                                               lose->device, devices.size()));
-#if PROOFPIPE_HAS_CUDA
     const std::size_t i = std::size_t(at - devices.begin());
     auto loss = std::make_shared<engine::DeviceLoss>(lose->at_prepare);  // both curves' backends are one device
-    m.losing = std::make_unique<engine::LosingBackend>(*m.gpus[i], loss);
-    m.losing_bn = std::make_unique<engine::LosingBackendOf<Impl::Bn>>(*m.gpus_bn[i], loss);
+    m.losing = std::make_unique<engine::LosingBackend>(*backends[i], loss);
+    m.losing_bn = std::make_unique<engine::LosingBackendOf<Impl::Bn>>(*backends_bn[i], loss);
     backends[i] = m.losing.get();
     backends_bn[i] = m.losing_bn.get();
     fmt::print(stderr, "proofpipe: warning: PROOFPIPE_TEST_LOSE_GPU={}@{}: GPU {} is lost at its partition {} on purpose "
                        "(a test hook)\n", lose->device, lose->at_prepare, lose->device, lose->at_prepare);
-#endif
   }
   m.engine = m.make_engine(m.cpu.get(), std::move(backends));
   m.engine_bn = m.make_engine(m.cpu_bn.get(), std::move(backends_bn));
@@ -196,6 +225,7 @@ engine::EngineOf<bn254::Bn254>& Runtime::engine_bn254() { return *impl_->engine_
 const Config& Runtime::config() const { return impl_->config; }
 
 int Runtime::gpu_count() const {
+  if (!impl_->sims.empty()) return int(impl_->sims.size());
 #if PROOFPIPE_HAS_CUDA
   return int(impl_->gpus.size());
 #else
@@ -319,6 +349,16 @@ Stats Runtime::stats() const {
   s.partitions_on_cpu = m.cpu->partitions() + m.cpu_bn->partitions();
   s.times += m.cpu->totals();
   s.times += m.cpu_bn->totals();
+  for (std::size_t i = 0; i < m.sims.size(); ++i) {  // simulated GPUs: no device memory, CPU stage times
+    s.times += m.sims[i]->totals();
+    s.times += m.sims_bn[i]->totals();
+    s.devices.push_back({m.sim_devices[i], engine::DeviceMemory{}, 0, 0, 0});
+    for (const engine::BackendStats& b : s.engine.backends)
+      if (b.name == m.sims[i]->name() || b.name == m.sims_bn[i]->name()) {
+        s.devices.back().proofs_checked += b.checked;
+        s.devices.back().proofs_rejected += b.rejected;
+      }
+  }
 #if PROOFPIPE_HAS_CUDA
   for (std::size_t i = 0; i < m.gpus.size(); ++i) {
     const auto& g = *m.gpus[i];

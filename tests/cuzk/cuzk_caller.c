@@ -15,6 +15,8 @@
  *     equal the reference;
  *   - --clobber-abc: start on private copies of a, b, c, overwrite them once start returns (cuzk
  *     frees them there), and the proofs must still be the reference's;
+ *   - --expect-gpus N: proofpipe_engine_counters must report N GPUs (with PROOFPIPE_TEST_SIM_GPUS, the
+ *     simulated ones) after the calls: the calls' gpu_index values reached that many devices;
  *   - --error-paths: the bad calls both ABIs must reject (through the one call and through
  *     start/finalize), and the fork's own: bad gpu_index, NULL pending_out, a handle finalized
  *     twice or never issued, NULL proofs at finalize, NULL and unknown handles destroyed
@@ -23,7 +25,7 @@
  *   cuzk_caller --params P --witness W [--witness W ...] [--out proofs.bin] [--raw-out F]
  *               [--params P2 --witness W ... [--out F2]] [--seed N] [--repeat K] [--split T]
  *               [--mixed] [--gpu-index L] [--cache] [--cancel] [--clobber-abc] [--error-paths]
- *               [--label S]
+ *               [--label S] [--expect-gpus N]
  *
  * Each --params starts a key; the --witness and --out after it are that key's. Output: key=value
  * lines (with proofpipe's library also gpu_busy, from proofpipe_engine_counters when the library
@@ -187,7 +189,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: cuzk_caller --params P --witness W [--witness W ...] [--out F] [--raw-out F] [--params P2 ...]\n"
           "                   [--seed N] [--repeat K] [--split T] [--mixed] [--gpu-index L] [--cache] [--cancel]\n"
-          "                   [--clobber-abc] [--error-paths] [--label S]\n");
+          "                   [--clobber-abc] [--error-paths] [--label S] [--expect-gpus N]\n");
   exit(2);
 }
 
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
   const char* label = "";
   uint64_t seed = 0;
   bool seeded = false, cache = false, error_paths = false, cancel = false, mixed = false, clobber = false;
-  int repeat = 1, split = 0;
+  int repeat = 1, split = 0, expect_gpus = -1;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -234,6 +236,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--gpu-index") && has_value) {
       if (!parse_gpu_list(argv[++i])) usage();
     } else if (!strcmp(a, "--label") && has_value) label = argv[++i];
+    else if (!strcmp(a, "--expect-gpus") && has_value) expect_gpus = atoi(argv[++i]);
     else if (!strcmp(a, "--mixed")) mixed = true;
     else if (!strcmp(a, "--cache")) cache = true;
     else if (!strcmp(a, "--cancel")) cancel = true;
@@ -419,6 +422,14 @@ int main(int argc, char** argv) {
         memcmp(after, k0->reference, k0->n * sizeof(groth16_proof)) != 0)
       fail("proofs after the error paths differ");
     printf("cuzk_caller lib=%s error_paths=%d\n", lib, error_checks);
+  }
+
+  if (expect_gpus >= 0) {
+    uint32_t gpus = 0;
+    uint64_t partitions = 0;
+    if (!g_counters || g_counters(&partitions, NULL, &gpus) != 0) fail("--expect-gpus: proofpipe_engine_counters failed");
+    else if (gpus != (uint32_t)expect_gpus) fail("--expect-gpus: the engine reports another number of GPUs");
+    printf("cuzk_caller lib=%s gpus=%u partitions=%llu\n", lib, gpus, (unsigned long long)partitions);
   }
 
   if (raw_path) {

@@ -73,6 +73,8 @@ def main():
         st = stub.GetStatus(pb.GetStatusRequest())
     assert st.jobs_succeeded == n + 1 and st.jobs_failed == 0 and st.jobs_cancelled == 0, st
     assert st.queue_depth == 0 and st.running == 0, st
+    sim = int(os.environ.get("PROOFPIPE_TEST_SIM_GPUS", "0"))
+    assert st.gpus == sim, f"the daemon proves on {st.gpus} GPU(s); PROOFPIPE_TEST_SIM_GPUS={sim}"
     db = sqlite3.connect(os.path.join(state, "jobs.sqlite3"))
     rows = dict(db.execute("SELECT request_id, job_id FROM jobs WHERE request_id LIKE 'load-%' AND state = ?",
                            (pb.JOB_STATE_SUCCEEDED,)).fetchall())

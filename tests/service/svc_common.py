@@ -97,7 +97,10 @@ class Daemon:
         Daemon.count += 1
         self.log_path = os.path.join(args.work, f"daemon-{Daemon.count}.log")
         self.log = open(self.log_path, "w")
-        cmd = [args.proofpipe, "serve", "--listen", listen, "--data-root", data_root, "--cpu"]
+        # --cpu, unless the test runs on simulated GPUs (PROOFPIPE_TEST_SIM_GPUS: CPU provers standing
+        # in for devices), which --cpu would leave unused.
+        cpu = [] if os.environ.get("PROOFPIPE_TEST_SIM_GPUS") else ["--cpu"]
+        cmd = [args.proofpipe, "serve", "--listen", listen, "--data-root", data_root] + cpu
         if state:
             cmd += ["--state", state]
         cmd += list(extra)

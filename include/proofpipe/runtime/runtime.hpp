@@ -78,6 +78,15 @@ struct LoseGpu {
 std::optional<LoseGpu> parse_lose_gpu(const std::string& value);
 std::optional<LoseGpu> lose_gpu_from_env();  // the variable's value parsed; nullopt when unset
 
+// The test hook PROOFPIPE_TEST_SIM_GPUS=N (docs/ENGINE.md; never for production): the runtime
+// proves on N simulated GPUs, ordinals 0 .. N-1 (each a CPU prover named sim<d> standing in for a
+// device), instead of the CUDA devices, so that several GPUs can be driven through every entry
+// point on a machine without one (CI). --devices / PROOFPIPE_GPUS select among them.
+inline constexpr int kMaxSimGpus = 16;
+// nullopt for ""; std::invalid_argument naming the variable for anything but 1 .. kMaxSimGpus.
+std::optional<int> parse_sim_gpus(const std::string& value);
+std::optional<int> sim_gpus_from_env();
+
 class Runtime {
  public:
   // std::invalid_argument for a configuration this build or machine cannot serve (a GPU that is
