@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/engine/plan.hpp"
 #include "proofpipe/io/serialize.hpp"
 
 namespace pp::supraseal {
@@ -124,7 +125,9 @@ namespace {
 // ----- the process-wide engine -------------------------------------------------------------
 
 // Environment: PROOFPIPE_GPUS ("all" | "none" | comma list of CUDA ordinals),
-// PROOFPIPE_GPU_WORKERS (1..16), PROOFPIPE_HOST_MEMORY and PROOFPIPE_DEVICE_MEMORY (bytes),
+// PROOFPIPE_GPU_WORKERS (1..16), PROOFPIPE_HOST_MEMORY (a byte size: "64GiB", "68719476736"; 0:
+// unlimited) and PROOFPIPE_DEVICE_MEMORY ("card" or a byte size: "16GiB"), read as the CLI's
+// --host-budget and --vram-budget are (engine::parse_byte_size, engine::parse_budget),
 // PROOFPIPE_CHECK_PROOFS (1, the default, or 0). Throws Failure on a bad value.
 bool parse_u64(std::string_view s, uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
@@ -169,12 +172,18 @@ pp_engine_config config_from_environment() {
       throw Failure{EINVAL, "PROOFPIPE_GPU_WORKERS=\"" + std::string(gw) + "\": expected 1..16"};
     config.gpu_workers = int(v);
   }
-  auto bytes = [](const char* name, uint64_t& out) {
-    if (const char* v = std::getenv(name); v && *v && !parse_u64(v, out))
-      throw Failure{EINVAL, std::string(name) + "=\"" + v + "\": expected a number of bytes"};
+  auto bytes = [](const char* name, uint64_t& out, uint64_t (*parse)(std::string_view)) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return;
+    try {
+      out = parse(v);
+    } catch (const std::invalid_argument& e) {
+      throw Failure{EINVAL, std::string(name) + "=\"" + v + "\": " + e.what()};
+    }
   };
-  bytes("PROOFPIPE_HOST_MEMORY", config.host_memory_budget);
-  bytes("PROOFPIPE_DEVICE_MEMORY", config.device_memory_budget);  // the planner streams the SRS below the key's size
+  bytes("PROOFPIPE_HOST_MEMORY", config.host_memory_budget, engine::parse_byte_size);
+  // Below a key's resident size the planner streams the SRS.
+  bytes("PROOFPIPE_DEVICE_MEMORY", config.device_memory_budget, engine::parse_budget);
   if (const char* check = std::getenv("PROOFPIPE_CHECK_PROOFS"); check && *check) {
     const std::string_view v(check);
     if (v != "0" && v != "1") throw Failure{EINVAL, "PROOFPIPE_CHECK_PROOFS=\"" + std::string(v) + "\": expected 0 or 1"};
