@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 8
+#define PP_VERSION_MINOR 9
 #define PP_VERSION_PATCH 0
 /* 0xMMmmpp: compare against pp_version() to detect a header/library mismatch. */
 #define PP_VERSION ((PP_VERSION_MAJOR << 16) | (PP_VERSION_MINOR << 8) | PP_VERSION_PATCH)
@@ -162,6 +162,14 @@ typedef struct pp_gpu_info {
   uint64_t memory_peak;    /* the most memory_used has been since pp_engine_create */
   uint64_t proofs_checked;  /* proofs this GPU made that were verified before release */
   uint64_t proofs_rejected; /* of those, proofs that did not verify (proved again elsewhere) */
+  /* Since 0.9: */
+  uint32_t healthy;               /* 1; 0 once the GPU was lost (a fault that leaves it unusable): the
+                                     engine then proves its partitions on the other GPUs */
+  uint32_t reserved;              /* 0 */
+  uint64_t partitions;            /* partitions proved on this GPU */
+  uint64_t partitions_handed_off; /* partitions it held when it was lost, proved again elsewhere */
+  double ms_busy;                 /* time its compute stream ran this engine's partitions (the
+                                     per-GPU share of pp_engine_stats.ms_gpu_busy) */
 } pp_gpu_info;
 
 /* PP_ERR_INVALID_ARGUMENT for an index past the last GPU (a CPU-only engine has none). */

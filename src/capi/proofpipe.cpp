@@ -453,6 +453,10 @@ PP_API pp_status pp_engine_gpu_info_get(const pp_engine* engine, uint32_t index,
     out->memory_peak = g.memory.peak;
     out->proofs_checked = g.proofs_checked;
     out->proofs_rejected = g.proofs_rejected;
+    out->healthy = g.healthy ? 1 : 0;
+    out->partitions = g.partitions;
+    out->partitions_handed_off = g.handed_off;
+    out->ms_busy = g.busy_ms;
   });
 }
 

@@ -270,9 +270,11 @@ int run_prove(const ProveOptions& options) {
   for (uint32_t i = 0; i < stats.gpus; ++i) {
     pp_gpu_info g;
     check(pp_engine_gpu_info_get(engine.get(), i, &g, &err), err);
-    fmt::print("  GPU {}: {} key(s) resident, device memory {} in use (peak {}) of a {} budget on a {} card\n", g.device,
-               g.resident_keys, engine::format_bytes(g.memory_used), engine::format_bytes(g.memory_peak),
-               engine::format_bytes(g.memory_budget), engine::format_bytes(g.memory_total));
+    fmt::print("  GPU {}: {} partition(s), {:.1f} ms of kernels, {} key(s) resident, device memory {} in use (peak {}) of a "
+               "{} budget on a {} card{}\n", g.device, g.partitions, g.ms_busy, g.resident_keys,
+               engine::format_bytes(g.memory_used), engine::format_bytes(g.memory_peak), engine::format_bytes(g.memory_budget),
+               engine::format_bytes(g.memory_total),
+               g.healthy ? std::string() : fmt::format("; LOST, {} partition(s) handed to the other GPUs", g.partitions_handed_off));
   }
   fmt::print("wrote {} proof(s) to {}\n", proofs.size(), options.out.string());
   return 0;

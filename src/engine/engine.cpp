@@ -876,6 +876,7 @@ EngineStats EngineOf<E>::stats() const {
     const double window = std::chrono::duration<double>(to - from).count();
     if (window > 0)
       bs.gpu_busy = std::chrono::duration<double>(b->backend->timeline().busy("compute", from, to)).count() / window;
+    bs.healthy = b->backend->healthy();
     bs.device_calls = b->backend->device_calls().describe();
     bs.forbidden_calls = b->backend->device_calls().forbidden() - b->forbidden_at_start;
     s.backends.push_back(std::move(bs));

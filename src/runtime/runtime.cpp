@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <stdexcept>
@@ -284,6 +285,19 @@ void fold(engine::EngineStats& into, const engine::EngineStats& more) {
   into.backends.insert(into.backends.end(), more.backends.begin(), more.backends.end());
 }
 
+// A GPU's engine counts, from its backends' (one per curve; the BN254 one listed once it had a job).
+GpuInfo add_backends(GpuInfo info, const engine::EngineStats& engine, std::initializer_list<std::string> names) {
+  for (const engine::BackendStats& b : engine.backends)
+    if (std::find(names.begin(), names.end(), b.name) != names.end()) {
+      info.proofs_checked += b.checked;
+      info.proofs_rejected += b.rejected;
+      info.partitions += b.partitions;
+      info.handed_off += b.handed_off;
+      info.healthy = info.healthy && b.healthy;
+    }
+  return info;
+}
+
 }  // namespace
 
 bool Runtime::preload(const std::shared_ptr<const ProvingKey>& key, const Densities& densities, std::string* why) {
@@ -352,12 +366,9 @@ Stats Runtime::stats() const {
   for (std::size_t i = 0; i < m.sims.size(); ++i) {  // simulated GPUs: no device memory, CPU stage times
     s.times += m.sims[i]->totals();
     s.times += m.sims_bn[i]->totals();
-    s.devices.push_back({m.sim_devices[i], engine::DeviceMemory{}, 0, 0, 0});
-    for (const engine::BackendStats& b : s.engine.backends)
-      if (b.name == m.sims[i]->name() || b.name == m.sims_bn[i]->name()) {
-        s.devices.back().proofs_checked += b.checked;
-        s.devices.back().proofs_rejected += b.rejected;
-      }
+    GpuInfo info;
+    info.device = m.sim_devices[i];
+    s.devices.push_back(add_backends(info, s.engine, {m.sims[i]->name(), m.sims_bn[i]->name()}));
   }
 #if PROOFPIPE_HAS_CUDA
   for (std::size_t i = 0; i < m.gpus.size(); ++i) {
@@ -366,13 +377,13 @@ Stats Runtime::stats() const {
     s.key_loads += g.key_loads() + gb.key_loads();
     s.key_evictions += g.evictions() + gb.evictions();
     // One ledger per GPU: either backend's memory() is the card's.
-    s.devices.push_back({g.device(), g.memory(), uint32_t(g.resident().size() + gb.resident().size()), 0, 0});
-    for (const engine::BackendStats& b : s.engine.backends)
-      if (b.name == g.name() || b.name == gb.name()) {
-        s.devices.back().proofs_checked += b.checked;
-        s.devices.back().proofs_rejected += b.rejected;
-      }
+    GpuInfo info;
+    info.device = g.device();
+    info.memory = g.memory();
+    info.resident_keys = uint32_t(g.resident().size() + gb.resident().size());
+    s.devices.push_back(add_backends(info, s.engine, {g.name(), gb.name()}));
     for (const gpu::GpuTimes& t : {g.totals(), gb.totals()}) {
+      s.devices.back().busy_ms += t.compute;
       static_cast<ProverStageTimes&>(s.times) += t;  // the stages both provers have
       s.times.gpu_upload += t.upload;
       s.times.gpu_compute += t.compute;

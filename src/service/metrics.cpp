@@ -119,6 +119,20 @@ std::string metrics_text(const DaemonMetrics& m) {
   t.sample("proofpipe_gpus", double(s.gpus));
   t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
   t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
+  t.family("proofpipe_gpu_healthy", "1 per GPU the engine proves on; 0 once it was lost (its partitions go to the others)",
+           "gauge");
+  for (const pp_gpu_info& g : m.gpus) t.sample("proofpipe_gpu_healthy", double(g.healthy), {{"gpu", std::to_string(g.device)}});
+  t.family("proofpipe_gpu_partitions_total", "Partitions proved on each GPU", "counter");
+  for (const pp_gpu_info& g : m.gpus)
+    t.sample("proofpipe_gpu_partitions_total", double(g.partitions), {{"gpu", std::to_string(g.device)}});
+  t.family("proofpipe_gpu_handed_off_total", "Partitions a GPU held when it was lost, proved again on another",
+           "counter");
+  for (const pp_gpu_info& g : m.gpus)
+    t.sample("proofpipe_gpu_handed_off_total", double(g.partitions_handed_off), {{"gpu", std::to_string(g.device)}});
+  t.family("proofpipe_gpu_compute_ms_total", "Milliseconds each GPU's compute stream ran the daemon's partitions",
+           "counter");
+  for (const pp_gpu_info& g : m.gpus)
+    t.sample("proofpipe_gpu_compute_ms_total", g.ms_busy, {{"gpu", std::to_string(g.device)}});
   t.family("proofpipe_key_loads_total", "Proving keys uploaded to a GPU (or pinned there, when streamed)", "counter");
   t.sample("proofpipe_key_loads_total", double(s.key_loads));
   t.family("proofpipe_srs_streamed_bytes_total",

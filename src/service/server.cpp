@@ -440,6 +440,10 @@ struct Daemon::Impl final : v1::Prover::Service {
         d->set_memory_budget_bytes(g.memory_budget);
         d->set_memory_used_bytes(g.memory_used);
         d->set_memory_peak_bytes(g.memory_peak);
+        d->set_healthy(g.healthy != 0);
+        d->set_partitions(g.partitions);
+        d->set_partitions_handed_off(g.partitions_handed_off);
+        d->set_busy_ms(g.ms_busy);
       }
       out->set_host_budget_bytes(engine_cfg.host_memory_budget);
       out->set_host_peak_bytes(s.host_peak_bytes);

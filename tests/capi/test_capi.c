@@ -200,10 +200,83 @@ static void* prove_job(void* arg) {
   return NULL;
 }
 
+/* ----- several GPUs (simulated) ----------------------------------------------------------- */
+
+/* With PROOFPIPE_TEST_SIM_GPUS=gpus and PROOFPIPE_TEST_LOSE_GPU=1@2 set (the ctest capi_c_sim_gpus):
+ * six two-partition calls in flight at once, pinned to GPU 1 (the one that is lost), to GPU 0 and
+ * to any GPU, all give the `proofpipe prove --seed 7` proofs; none is made by the CPU; GPU 1 is
+ * reported lost with the partitions it handed over, the others healthy, and the partitions per GPU
+ * add up. */
+static int sim_gpus(const char* dir, uint32_t gpus) {
+  pp_key* key = NULL;
+  OK(pp_key_load(in_dir(dir, "params"), 0, &key, err));
+  witness w0 = read_ppw(in_dir(dir, "witness-0.ppw"));
+  witness w1 = read_ppw(in_dir(dir, "witness-1.ppw"));
+  size_t n = 0;
+  uint8_t* want = read_file(in_dir(dir, "cli-proofs.bin"), &n);
+  CHECK(n == 2 * PP_PROOF_BYTES);
+  pp_engine_config config;
+  pp_engine_config_default(&config);
+  config.threads = 1;
+  pp_engine* engine = NULL;
+  OK(pp_engine_create(&config, &engine, err));
+  pp_input inputs[2] = {assignment_input(&w0), assignment_input(&w1)};
+  const uint64_t seed = 7;
+  enum { kCalls = 6 };
+  const int pin[kCalls] = {1, 0, -1, 1, 1, -1};
+  pp_pending* pending[kCalls] = {0};
+  for (int k = 0; k < kCalls; ++k) {
+    pp_prove_options options;
+    pp_prove_options_default(&options);
+    options.seed = &seed;
+    options.gpu = pin[k];
+    OK(pp_prove_start_with(engine, key, inputs, 2, &options, &pending[k], err));
+  }
+  for (int k = 0; k < kCalls; ++k) {
+    uint8_t proofs[2 * PP_PROOF_BYTES];
+    size_t size = sizeof proofs;
+    OK(pp_prove_finalize(pending[k], proofs, &size, err));
+    CHECK(size == sizeof proofs && memcmp(proofs, want, sizeof proofs) == 0);
+    pp_pending_free(pending[k]);
+  }
+  pp_engine_stats st;
+  OK(pp_engine_stats_get(engine, &st, err));
+  CHECK(st.gpus == gpus && st.partitions_proven == 2 * kCalls && st.partitions_on_cpu == 0);
+  uint64_t partitions = 0;
+  for (uint32_t i = 0; i < gpus; ++i) {
+    pp_gpu_info gi;
+    memset(&gi, 0xab, sizeof gi);
+    OK(pp_engine_gpu_info_get(engine, i, &gi, err));
+    printf("sim GPU %d: healthy %u, %llu partitions, %llu handed off\n", gi.device, gi.healthy,
+           (unsigned long long)gi.partitions, (unsigned long long)gi.partitions_handed_off);
+    CHECK(gi.device == (int32_t)i && gi.reserved == 0 && gi.ms_busy == 0);
+    CHECK(gi.healthy == (i == 1 ? 0u : 1u));
+    CHECK(i == 1 ? gi.partitions_handed_off >= 1 : gi.partitions_handed_off == 0);
+    CHECK(i != 1 || gi.partitions <= 1); /* only its first partition ran before the loss */
+    partitions += gi.partitions;
+  }
+  CHECK(partitions == 2 * kCalls);
+  pp_gpu_info gi;
+  EXPECT_ERROR(pp_engine_gpu_info_get(engine, gpus, &gi, err), PP_ERR_INVALID_ARGUMENT, "GPU(s)");
+  pp_engine_free(engine);
+  pp_key_release(key);
+  free(want);
+  free_witness(&w0);
+  free_witness(&w1);
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  puts("all simulated-GPU C API checks passed");
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 5 && strcmp(argv[3], "--sim-gpus") == 0) return sim_gpus(argv[1], (uint32_t)atoi(argv[4]));
   if (argc != 3) {
-    fprintf(stderr, "usage: test_capi DATA_DIR SNARKJS_DIR (DATA_DIR made by tests/capi/generate.cmake, "
-                    "SNARKJS_DIR: tests/data/snarkjs)\n");
+    fprintf(stderr, "usage: test_capi DATA_DIR SNARKJS_DIR [--sim-gpus N] (DATA_DIR made by tests/capi/generate.cmake, "
+                    "SNARKJS_DIR: tests/data/snarkjs; --sim-gpus: only the several-GPU checks, with "
+                    "PROOFPIPE_TEST_SIM_GPUS=N and PROOFPIPE_TEST_LOSE_GPU=1@2 set)\n");
     return 2;
   }
   const char* dir = argv[1];

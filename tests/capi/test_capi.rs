@@ -67,6 +67,7 @@ struct PpInput {
     s: *const u8,
 }
 
+// pp_gpu_info as of 0.9, every field: the library writes the whole struct.
 #[repr(C)]
 struct PpGpuInfo {
     device: i32,
@@ -75,6 +76,13 @@ struct PpGpuInfo {
     memory_budget: u64,
     memory_used: u64,
     memory_peak: u64,
+    proofs_checked: u64,
+    proofs_rejected: u64,
+    healthy: u32,
+    reserved: u32,
+    partitions: u64,
+    partitions_handed_off: u64,
+    ms_busy: f64,
 }
 
 enum PpEngine {}
@@ -258,6 +266,9 @@ fn main() {
             }
             assert!(gi.memory_used <= gi.memory_budget && gi.memory_budget <= gi.memory_total, "GPU {} memory", gpus);
             assert!(gi.memory_peak >= gi.memory_used && gi.resident_keys >= 1, "GPU {} after a proof", gpus);
+            assert!(gi.healthy == 1 && gi.reserved == 0 && gi.partitions_handed_off == 0, "GPU {} health", gpus);
+            assert!(gi.proofs_rejected <= gi.proofs_checked && gi.ms_busy >= 0.0,
+                    "GPU {} counts", gpus);
             gpus += 1;
         }
         pp_key_release(key);

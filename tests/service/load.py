@@ -85,6 +85,19 @@ def main():
     _, m = c.scrape_when(d.metrics_url, lambda m: m['proofpipe_jobs_finished_total{state="succeeded"}'] == n + 1)
     assert m['proofpipe_jobs_finished_total{state="succeeded"}'] == n + 1, m
     assert m["proofpipe_partitions_proved_total"] == n + 1, m
+    if sim:
+        # Every GPU is listed, in GetStatus and in the scrape; the one PROOFPIPE_TEST_LOSE_GPU names
+        # (DEVICE@N) is reported lost with the partition it handed over, and the partitions add up.
+        lost = int(os.environ["PROOFPIPE_TEST_LOSE_GPU"].split("@")[0]) if os.environ.get("PROOFPIPE_TEST_LOSE_GPU") else -1
+        assert [g.device for g in st.devices] == list(range(sim)), st
+        assert sum(g.partitions for g in st.devices) == n + 1, st
+        for g in st.devices:
+            gpu = f'{{gpu="{g.device}"}}'
+            assert g.healthy == (g.device != lost) and m["proofpipe_gpu_healthy" + gpu] == int(g.healthy), (g, m)
+            assert (g.partitions_handed_off >= 1) == (g.device == lost), g
+            assert m["proofpipe_gpu_handed_off_total" + gpu] == g.partitions_handed_off, (g, m)
+            assert m["proofpipe_gpu_partitions_total" + gpu] == g.partitions, (g, m)
+            assert "proofpipe_gpu_compute_ms_total" + gpu in m, m
     # A sample of the proofs verifies (both witnesses).
     for i in (0, 1, n - 1):
         pub = [os.path.join(k, f"public-{i % 2}.json")]

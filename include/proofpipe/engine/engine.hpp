@@ -195,6 +195,7 @@ struct BackendStats {
   uint64_t errors = 0, retries = 0, fallbacks = 0;
   uint64_t checked = 0, rejected = 0;  // proofs this backend made that were verified, and rejected
   uint64_t handed_off = 0;        // partitions it held when it was lost, proved again on another backend
+  bool healthy = true;            // Backend::healthy() now (false: lost; its work goes elsewhere)
   double gpu_busy = 0;            // fraction of [start, now] the compute queue was executing
   std::vector<std::pair<std::string, StageTotals>> stages;  // per stage name
   std::string device_calls;       // DeviceCalls::describe()

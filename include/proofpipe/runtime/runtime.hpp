@@ -54,6 +54,10 @@ struct GpuInfo {
   engine::DeviceMemory memory;  // the card, the budget, the keys' arenas now and at peak
   uint32_t resident_keys = 0;   // keys with a copy on this GPU
   uint64_t proofs_checked = 0, proofs_rejected = 0;  // this GPU's proofs verified, and rejected
+  bool healthy = true;          // false once the GPU was lost (its partitions go to the others)
+  uint64_t partitions = 0;      // proved on this GPU (both curves)
+  uint64_t handed_off = 0;      // partitions it held when it was lost, proved again elsewhere
+  double busy_ms = 0;           // its compute stream's busy time for the partitions it proved (both curves)
 };
 
 struct Stats {
