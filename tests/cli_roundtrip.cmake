@@ -57,6 +57,14 @@ if(NOT proofs_hash STREQUAL proofs_sim_hash)
 endif()
 run(FALSE ${PROOFPIPE} prove --params ${WORK}/params --witness ${WORK}/witness-0.ppw --out ${WORK}/bad.bin --devices 2)
 unset(ENV{PROOFPIPE_TEST_LOSE_GPU})
+# bench calls --compare-gpus: calls in flight on GPU 0 alone, then on both; issue 48's line.
+execute_process(COMMAND ${PROOFPIPE} bench calls --params ${WORK}/params --witness ${WORK}/witness-0.ppw
+                        --witness ${WORK}/witness-1.ppw --calls 3 --rounds 1 --compare-gpus
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "op=calls entry=capi gpus=1 calls=3 partitions=2 rounds=1 "
+   OR NOT out MATCHES "op=multi-gpu entry=capi gpus=2 speedup=[0-9.]+ min_gpu_busy=[0-9.]+ ")
+  message(FATAL_ERROR "bench calls --compare-gpus on two simulated GPUs (exit ${rc}):\n${out}\n${err}")
+endif()
 unset(ENV{PROOFPIPE_TEST_SIM_GPUS})
 file(WRITE ${WORK}/not_a_cache.ppk "PPKCACHE but nothing else")
 run(FALSE ${PROOFPIPE} prove --params ${WORK}/not_a_cache.ppk --witness ${WORK}/witness-0.ppw --out ${WORK}/bad.bin)

@@ -128,6 +128,25 @@ struct BenchProveOptions {
   std::optional<std::filesystem::path> write_params;  // write the synthetic key as .params
 };
 int run_bench_prove(const BenchProveOptions& options);
+// `bench calls`: calls in flight through the C API, as a caller with several threads makes them.
+// Each round starts `calls` calls at once (pp_prove_start), each proving every --witness with the
+// same seed, and waits for them all; after a warm-up round, `rounds` timed rounds. Prints
+//   proofpipe op=calls entry=capi gpus=N calls=C partitions=P rounds=R s_per_round=… partitions_per_s=…
+//             min_gpu_busy=… gpu_busy=b0,b1,…
+// (GPU busy: each GPU's compute-stream time over the timed rounds' wall time, pp_gpu_info.ms_busy).
+// With compare_gpus the same runs on the first GPU alone, then on every GPU of the engine options,
+// and a last line says what the added GPUs gave (issue 48's line):
+//   proofpipe op=multi-gpu entry=capi gpus=N speedup=… min_gpu_busy=…
+// Every call's proofs must be the same bytes (same key, witnesses and seed), and verify.
+struct BenchCallsOptions {
+  std::filesystem::path params;
+  std::vector<std::filesystem::path> witnesses;
+  int calls = 3, rounds = 3;
+  bool compare_gpus = false;
+  uint64_t seed = 1;
+  EngineOptions engine;
+};
+int run_bench_calls(const BenchCallsOptions& options);
 // Reads each file with read_witness, `repeat` passes; prints per pass bytes, seconds and GB/s.
 int run_bench_read(const std::vector<std::filesystem::path>& files, int repeat);
 

@@ -163,6 +163,21 @@ int main(int argc, char** argv) {
   bp->add_flag("--check-cpu", bench_prove.check_cpu, "Also prove on the CPU and require identical proofs (--gpu)");
   bp->add_option("--write-params", bench_prove.write_params, "Write the synthetic proving key to this .params file");
 
+  pp::cli::BenchCallsOptions bench_calls;
+  auto* bc = bench->add_subcommand("calls", "Time calls in flight through the C API (--compare-gpus: one GPU, then all)");
+  bc->add_option("--params", bench_calls.params, "Proving key (.params or key cache)")->required()->check(CLI::ExistingFile);
+  bc->add_option("--witness", bench_calls.witnesses, "Witness file (.ppw), one per partition of each call")
+      ->required()
+      ->check(CLI::ExistingFile);
+  bc->add_option("--calls", bench_calls.calls, "Calls in flight at once")->check(CLI::Range(1, 64))->capture_default_str();
+  bc->add_option("--rounds", bench_calls.rounds, "Timed rounds of --calls calls, after one warm-up round")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  bc->add_option("--seed", bench_calls.seed, "Seed of every call's r, s (the calls' proofs must agree)")->capture_default_str();
+  bc->add_flag("--compare-gpus", bench_calls.compare_gpus,
+               "Run on the first selected GPU alone, then on all of them, and print the speedup");
+  pp::cli::add_engine_options(bc, bench_calls.engine);
+
   std::vector<std::filesystem::path> bench_read_files;
   int bench_read_repeat = 3;
   auto* br = bench->add_subcommand("read", "Time the parallel .ppw reader (what prove uses) on witness files, in GB/s");
@@ -282,6 +297,7 @@ int main(int argc, char** argv) {
     }
     if (bp->parsed()) return pp::cli::run_bench_prove(bench_prove);
     if (br->parsed()) return pp::cli::run_bench_read(bench_read_files, bench_read_repeat);
+    if (bc->parsed()) return pp::cli::run_bench_calls(bench_calls);
     if (bf->parsed()) return pp::cli::run_bench_field(bench_field);
     if (eb->parsed()) return pp::cli::run_engine_bench(engine_bench);
 #if PROOFPIPE_HAS_SERVICE
