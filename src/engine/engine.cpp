@@ -450,15 +450,18 @@ struct EngineOf<E>::Impl {
                        [&](const auto& o) { return o.get() != &b && o->backend->healthy(); });
   }
 
-  // Whether b's workers may take queued partition i (under q_mu). A job pinned to a healthy
-  // backend runs there only. Any other partition (unpinned, or pinned to a backend that was lost:
-  // the pin named a device that is gone) goes to a healthy backend other than the one it must
-  // avoid; a lost backend's workers take it only when no such backend is left, and prove it on the
-  // CPU or fail it, so that nothing waits for a dead device.
+  // Whether b's workers may take queued partition i (under q_mu). A job pinned to a backend runs
+  // there only while it is healthy; its own workers may always take it (lost, it hands the
+  // partition over at once: process()), so that a loss their engine was not told of — a device
+  // shared with another engine's backend — still reaches the queue. Any other partition
+  // (unpinned, or pinned to a backend that was lost: the pin named a device that is gone) goes to a
+  // healthy backend other than the one it must avoid; a lost backend's workers take it only when
+  // no such backend is left, and prove it on the CPU or fail it, so nothing waits for a dead device.
   bool may_take(const WorkItem& i, const BackendCtx& b) const {
     if (b.index == i.avoid) return false;
     const int pin = i.job->spec.backend;
-    if (pin >= 0 && backends[std::size_t(pin)]->backend->healthy()) return pin == b.index;
+    if (pin == b.index) return true;
+    if (pin >= 0 && backends[std::size_t(pin)]->backend->healthy()) return false;
     if (b.backend->healthy()) return true;
     return std::none_of(backends.begin(), backends.end(),
                         [&](const auto& o) { return o->index != i.avoid && o->backend->healthy(); });
