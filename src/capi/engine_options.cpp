@@ -8,6 +8,9 @@
 
 namespace pp {
 
+uint64_t device_budget_bytes(std::string_view text) { return engine::parse_budget(text); }
+uint64_t host_budget_bytes(std::string_view text) { return text.empty() ? 0 : engine::parse_byte_size(text); }
+
 pp_engine_config engine_config(const EngineOptions& o) {
   pp_engine_config config;
   pp_engine_config_default(&config);
@@ -31,9 +34,8 @@ pp_engine_config engine_config(const EngineOptions& o) {
       throw std::invalid_argument(std::string(option) + ": " + e.what());
     }
   };
-  config.device_memory_budget = parsed("--vram-budget", [&] { return engine::parse_budget(o.vram_budget); });
-  config.host_memory_budget =
-      o.host_budget.empty() ? 0 : parsed("--host-budget", [&] { return engine::parse_byte_size(o.host_budget); });
+  config.device_memory_budget = parsed("--vram-budget", [&] { return device_budget_bytes(o.vram_budget); });
+  config.host_memory_budget = parsed("--host-budget", [&] { return host_budget_bytes(o.host_budget); });
   config.threads = o.threads;
   return config;
 }

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "proofpipe/ec/bls12_381.hpp"
-#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/engine_options.hpp"
 #include "proofpipe/io/serialize.hpp"
 
 namespace pp::supraseal {
@@ -127,7 +127,7 @@ namespace {
 // Environment: PROOFPIPE_GPUS ("all" | "none" | comma list of CUDA ordinals),
 // PROOFPIPE_GPU_WORKERS (1..16), PROOFPIPE_HOST_MEMORY (a byte size: "64GiB", "68719476736"; 0:
 // unlimited) and PROOFPIPE_DEVICE_MEMORY ("card" or a byte size: "16GiB"), read as the CLI's
-// --host-budget and --vram-budget are (engine::parse_byte_size, engine::parse_budget),
+// --host-budget and --vram-budget are (host_budget_bytes, device_budget_bytes),
 // PROOFPIPE_CHECK_PROOFS (1, the default, or 0). Throws Failure on a bad value.
 bool parse_u64(std::string_view s, uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
@@ -181,9 +181,9 @@ pp_engine_config config_from_environment() {
       throw Failure{EINVAL, std::string(name) + "=\"" + v + "\": " + e.what()};
     }
   };
-  bytes("PROOFPIPE_HOST_MEMORY", config.host_memory_budget, engine::parse_byte_size);
+  bytes("PROOFPIPE_HOST_MEMORY", config.host_memory_budget, host_budget_bytes);
   // Below a key's resident size the planner streams the SRS.
-  bytes("PROOFPIPE_DEVICE_MEMORY", config.device_memory_budget, engine::parse_budget);
+  bytes("PROOFPIPE_DEVICE_MEMORY", config.device_memory_budget, device_budget_bytes);
   if (const char* check = std::getenv("PROOFPIPE_CHECK_PROOFS"); check && *check) {
     const std::string_view v(check);
     if (v != "0" && v != "1") throw Failure{EINVAL, "PROOFPIPE_CHECK_PROOFS=\"" + std::string(v) + "\": expected 0 or 1"};
