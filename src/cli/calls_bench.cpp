@@ -20,10 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void check(pp_status status, const pp_error& err, const char* what) {
-  if (status != PP_OK) throw std::runtime_error(fmt::format("{}: {}", what, err.message));
-}
-
 struct Run {
   uint32_t gpus = 0;
   double s_per_round = 0, partitions_per_s = 0, min_busy = 0;
@@ -33,9 +29,9 @@ struct Run {
 std::vector<pp_gpu_info> gpu_infos(pp_engine* engine) {
   pp_error err;
   pp_engine_stats st;
-  check(pp_engine_stats_get(engine, &st, &err), err, "pp_engine_stats_get");
+  check(pp_engine_stats_get(engine, &st, &err), err);
   std::vector<pp_gpu_info> out(st.gpus);
-  for (uint32_t i = 0; i < st.gpus; ++i) check(pp_engine_gpu_info_get(engine, i, &out[i], &err), err, "pp_engine_gpu_info_get");
+  for (uint32_t i = 0; i < st.gpus; ++i) check(pp_engine_gpu_info_get(engine, i, &out[i], &err), err);
   return out;
 }
 
@@ -43,32 +39,22 @@ std::vector<pp_gpu_info> gpu_infos(pp_engine* engine) {
 // by the first call when empty).
 Run run_on(const BenchCallsOptions& o, const pp_engine_config& config, const pp_key* key, std::vector<uint8_t>& reference) {
   pp_error err;
-  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
-  {
-    pp_engine* e = nullptr;
-    check(pp_engine_create(&config, &e, &err), err, "pp_engine_create");
-    engine.reset(e);
-  }
+  const EngineHandle engine = create_engine(config);
   const std::size_t n = o.witnesses.size();
-  std::vector<std::string> paths;
-  for (const auto& w : o.witnesses) paths.push_back(w.string());
-  std::vector<pp_input> inputs(n, pp_input{});
-  for (std::size_t k = 0; k < n; ++k) {
-    inputs[k].kind = PP_INPUT_PPW;
-    inputs[k].ppw.path = paths[k].c_str();
-  }
-  check(pp_key_preload(engine.get(), key, &inputs[0], &err), err, "pp_key_preload");
+  PpwInputs ppw(o.witnesses);
+  const std::vector<pp_input>& inputs = ppw.inputs;
+  check(pp_key_preload(engine.get(), key, &inputs[0], &err), err);
   auto round = [&] {
     std::vector<std::unique_ptr<pp_pending, void (*)(pp_pending*)>> pending;
     for (int c = 0; c < o.calls; ++c) {
       pp_pending* p = nullptr;
-      check(pp_prove_start(engine.get(), key, inputs.data(), n, &o.seed, &p, &err), err, "pp_prove_start");
+      check(pp_prove_start(engine.get(), key, inputs.data(), n, &o.seed, &p, &err), err);
       pending.emplace_back(p, pp_pending_free);
     }
     for (auto& p : pending) {
       std::vector<uint8_t> proofs(n * PP_PROOF_BYTES);
       std::size_t size = proofs.size();
-      check(pp_prove_finalize(p.get(), proofs.data(), &size, &err), err, "pp_prove_finalize");
+      check(pp_prove_finalize(p.get(), proofs.data(), &size, &err), err);
       if (reference.empty()) reference = proofs;
       if (proofs != reference)
         throw std::runtime_error("bench calls: a call's proofs differ from the first call's (same key, witnesses, seed)");
@@ -103,13 +89,7 @@ Run run_on(const BenchCallsOptions& o, const pp_engine_config& config, const pp_
 int run_bench_calls(const BenchCallsOptions& o) {
   if (o.witnesses.empty()) throw std::invalid_argument("bench calls: give at least one --witness");
   if (o.calls < 1 || o.rounds < 1) throw std::invalid_argument("bench calls: --calls and --rounds must be at least 1");
-  pp_error err;
-  std::unique_ptr<pp_key, void (*)(pp_key*)> key(nullptr, pp_key_release);
-  {
-    pp_key* k = nullptr;
-    check(pp_key_load(o.params.c_str(), 0, &k, &err), err, "pp_key_load");
-    key.reset(k);
-  }
+  const KeyHandle key = load_key(o.params, false);
   const pp_engine_config all = engine_config(o.engine);
   std::vector<uint8_t> reference;
   if (!o.compare_gpus) {
@@ -118,13 +98,7 @@ int run_bench_calls(const BenchCallsOptions& o) {
   }
   // The first GPU of those the options select, alone; then all of them.
   std::vector<int> devices;
-  {
-    std::unique_ptr<pp_engine, void (*)(pp_engine*)> probe(nullptr, pp_engine_free);
-    pp_engine* e = nullptr;
-    check(pp_engine_create(&all, &e, &err), err, "pp_engine_create");
-    probe.reset(e);
-    for (const pp_gpu_info& g : gpu_infos(probe.get())) devices.push_back(g.device);
-  }
+  for (const pp_gpu_info& g : gpu_infos(create_engine(all).get())) devices.push_back(g.device);
   if (devices.size() < 2)
     throw std::invalid_argument(fmt::format("bench calls --compare-gpus: the engine options select {} GPU(s); it needs "
                                             "two or more", devices.size()));

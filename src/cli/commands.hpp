@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proofpipe/engine_options.hpp"
+#include "proofpipe/proofpipe.h"
 #include "proofpipe/gpu/bench.hpp"
 
 namespace CLI {
@@ -17,6 +18,23 @@ class App;
 }
 
 namespace pp::cli {
+
+// The C API as the CLI's commands call it (groth16_commands.cpp).
+// A failed call as the CLI reports it: std::runtime_error with the C API's message, which names
+// the call and the file, input or offset.
+void check(pp_status status, const pp_error& err);
+using KeyHandle = std::unique_ptr<pp_key, void (*)(pp_key*)>;
+using EngineHandle = std::unique_ptr<pp_engine, void (*)(pp_engine*)>;
+KeyHandle load_key(const std::filesystem::path& path, bool subgroup_check);  // pp_key_load
+EngineHandle create_engine(const pp_engine_config& config);                   // pp_engine_create
+// .ppw witness files as PP_INPUT_PPW inputs, in order. The inputs point into `paths`: not copyable.
+struct PpwInputs {
+  explicit PpwInputs(const std::vector<std::filesystem::path>& files);
+  PpwInputs(const PpwInputs&) = delete;
+  PpwInputs& operator=(const PpwInputs&) = delete;
+  std::vector<std::string> paths;
+  std::vector<pp_input> inputs;
+};
 
 // The engine's flags, the same on every command that proves through it (prove, serve):
 // --cpu, --devices, --gw, --vram-budget, --host-budget (--threads is global).

@@ -184,33 +184,42 @@ void check(pp_status status, const pp_error& err) {
   if (status != PP_OK) throw std::runtime_error(err.message);
 }
 
+KeyHandle load_key(const std::filesystem::path& path, bool subgroup_check) {
+  pp_error err;
+  pp_key* k = nullptr;
+  check(pp_key_load(path.c_str(), subgroup_check ? 1 : 0, &k, &err), err);
+  return KeyHandle(k, pp_key_release);
+}
+
+EngineHandle create_engine(const pp_engine_config& config) {
+  pp_error err;
+  pp_engine* e = nullptr;
+  check(pp_engine_create(&config, &e, &err), err);
+  return EngineHandle(e, pp_engine_free);
+}
+
+PpwInputs::PpwInputs(const std::vector<std::filesystem::path>& files) : inputs(files.size(), pp_input{}) {
+  for (const auto& f : files) paths.push_back(f.string());
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    inputs[k].kind = PP_INPUT_PPW;
+    inputs[k].ppw.path = paths[k].c_str();
+  }
+}
+
 // `prove --params` goes through the C API (include/proofpipe/proofpipe.h), as an FFI caller does.
 int run_prove(const ProveOptions& options) {
   if (options.witnesses.empty()) throw std::invalid_argument("prove: give at least one --witness");
   pp_error err;
-  std::unique_ptr<pp_key, void (*)(pp_key*)> key(nullptr, pp_key_release);
+  KeyHandle key(nullptr, pp_key_release);
   {
     Stage s("reading " + options.params.string());
-    pp_key* k = nullptr;
-    check(pp_key_load(options.params.c_str(), options.subgroup_check ? 1 : 0, &k, &err), err);
-    key.reset(k);
+    key = load_key(options.params, options.subgroup_check);
   }
   // The engine on every visible GPU (or --devices; none with --cpu), else on the CPU.
-  const pp_engine_config config = engine_config(options.engine);
-  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
-  {
-    pp_engine* e = nullptr;
-    check(pp_engine_create(&config, &e, &err), err);
-    engine.reset(e);
-  }
+  const EngineHandle engine = create_engine(engine_config(options.engine));
   const std::size_t n = options.witnesses.size();
-  std::vector<std::string> paths;
-  for (const auto& w : options.witnesses) paths.push_back(w.string());
-  std::vector<pp_input> inputs(n, pp_input{});
-  for (std::size_t k = 0; k < n; ++k) {
-    inputs[k].kind = PP_INPUT_PPW;
-    inputs[k].ppw.path = paths[k].c_str();
-  }
+  PpwInputs ppw(options.witnesses);
+  std::vector<pp_input>& inputs = ppw.inputs;
   if (!options.engine.cpu_only) {
     // The SRS upload is the key's, once per process: timed on its own, not as part of proving.
     Stage s("loading the key onto the GPU(s)");

@@ -38,11 +38,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// A failed C API call as the CLI reports it (the message names the file, input and offset).
-void check(pp_status status, const pp_error& err) {
-  if (status != PP_OK) throw std::runtime_error(err.message);
-}
-
 uint64_t random_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}(); }
 
 // The GPU prover over BN254 for bn128 proofs on GPU `device` (the first of --devices, else 0): the
@@ -53,7 +48,7 @@ std::unique_ptr<Bn254GpuProver> start_bn254_prover(const SnarkjsProveOptions& o,
                                                    const Densities& densities) {
   gpu::ProverConfig cfg;
   cfg.device = o.engine.devices.empty() ? 0 : o.engine.devices.front();
-  cfg.budget = o.engine.vram_budget == "card" ? 0 : engine::parse_budget(o.engine.vram_budget);
+  cfg.budget = device_budget_bytes(o.engine.vram_budget);
   cfg.gw = 1;
   // Pinned staging pays for itself over many proofs; for one, pinning its (2·2^lg + nVars)·32
   // bytes (0.24–0.36 s for a 2^22 circuit on an H100 host) costs more than the pageable upload
@@ -288,12 +283,7 @@ int run_prove_snarkjs(const SnarkjsProveOptions& o) {
   }
   pp_engine_config config = engine_config(o.engine);
   config.check_proofs = o.no_check ? 0 : 1;
-  std::unique_ptr<pp_engine, void (*)(pp_engine*)> engine(nullptr, pp_engine_free);
-  {
-    pp_engine* e = nullptr;
-    check(pp_engine_create(&config, &e, &err), err);
-    engine.reset(e);
-  }
+  const EngineHandle engine = create_engine(config);
   pp_input input{};
   input.kind = PP_INPUT_WTNS;
   input.wtns.path = wtns_path.c_str();
