@@ -42,11 +42,11 @@ std::optional<LoseGpu> parse_lose_gpu(const std::string& value) {
 
 std::optional<int> parse_sim_gpus(const std::string& value) {
   if (value.empty()) return std::nullopt;
-  if (value.size() > 2 || value.find_first_not_of("0123456789") != std::string::npos || std::stoi(value) < 1 ||
-      std::stoi(value) > kMaxSimGpus)
+  const int n = value.size() <= 2 && value.find_first_not_of("0123456789") == std::string::npos ? std::stoi(value) : 0;
+  if (n < 1 || n > kMaxSimGpus)
     throw std::invalid_argument(fmt::format("PROOFPIPE_TEST_SIM_GPUS=\"{}\": expected a number of simulated GPUs, "
                                             "1 .. {}", value, kMaxSimGpus));
-  return std::stoi(value);
+  return n;
 }
 
 std::optional<int> sim_gpus_from_env() {

@@ -119,20 +119,19 @@ std::string metrics_text(const DaemonMetrics& m) {
   t.sample("proofpipe_gpus", double(s.gpus));
   t.family("proofpipe_gpu_busy_ms_total", "Milliseconds some GPU ran kernels for the daemon's engine", "counter");
   t.sample("proofpipe_gpu_busy_ms_total", s.ms_gpu_busy);
-  t.family("proofpipe_gpu_healthy", "1 per GPU the engine proves on; 0 once it was lost (its partitions go to the others)",
-           "gauge");
-  for (const pp_gpu_info& g : m.gpus) t.sample("proofpipe_gpu_healthy", double(g.healthy), {{"gpu", std::to_string(g.device)}});
-  t.family("proofpipe_gpu_partitions_total", "Partitions proved on each GPU", "counter");
-  for (const pp_gpu_info& g : m.gpus)
-    t.sample("proofpipe_gpu_partitions_total", double(g.partitions), {{"gpu", std::to_string(g.device)}});
-  t.family("proofpipe_gpu_handed_off_total", "Partitions a GPU held when it was lost, proved again on another",
-           "counter");
-  for (const pp_gpu_info& g : m.gpus)
-    t.sample("proofpipe_gpu_handed_off_total", double(g.partitions_handed_off), {{"gpu", std::to_string(g.device)}});
-  t.family("proofpipe_gpu_compute_ms_total", "Milliseconds each GPU's compute stream ran the daemon's partitions",
-           "counter");
-  for (const pp_gpu_info& g : m.gpus)
-    t.sample("proofpipe_gpu_compute_ms_total", g.ms_busy, {{"gpu", std::to_string(g.device)}});
+  // A family with one sample per GPU, labelled by its CUDA ordinal.
+  const auto per_gpu = [&](const char* name, const char* help, const char* type, auto value) {
+    t.family(name, help, type);
+    for (const pp_gpu_info& g : m.gpus) t.sample(name, double(value(g)), {{"gpu", std::to_string(g.device)}});
+  };
+  per_gpu("proofpipe_gpu_healthy", "1 per GPU the engine proves on; 0 once it was lost (its partitions go to the others)",
+          "gauge", [](const pp_gpu_info& g) { return g.healthy; });
+  per_gpu("proofpipe_gpu_partitions_total", "Partitions proved on each GPU", "counter",
+          [](const pp_gpu_info& g) { return g.partitions; });
+  per_gpu("proofpipe_gpu_handed_off_total", "Partitions a GPU held when it was lost, proved again on another", "counter",
+          [](const pp_gpu_info& g) { return g.partitions_handed_off; });
+  per_gpu("proofpipe_gpu_compute_ms_total", "Milliseconds each GPU's compute stream ran the daemon's partitions",
+          "counter", [](const pp_gpu_info& g) { return g.ms_busy; });
   t.family("proofpipe_key_loads_total", "Proving keys uploaded to a GPU (or pinned there, when streamed)", "counter");
   t.sample("proofpipe_key_loads_total", double(s.key_loads));
   t.family("proofpipe_srs_streamed_bytes_total",
@@ -159,9 +158,8 @@ std::string metrics_text(const DaemonMetrics& m) {
            double(s.gpus == 0 ? s.proofs_rejected : s.proofs_rejected_cpu), {{"gpu", "cpu"}});
   t.family("proofpipe_verify_ms_total", "Milliseconds spent verifying proofs before release", "counter");
   t.sample("proofpipe_verify_ms_total", s.ms_verify);
-  t.family("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge");
-  for (const pp_gpu_info& g : m.gpus)
-    t.sample("proofpipe_device_resident_keys", double(g.resident_keys), {{"gpu", std::to_string(g.device)}});
+  per_gpu("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge",
+          [](const pp_gpu_info& g) { return g.resident_keys; });
   t.family("proofpipe_host_budget_bytes", "Host memory partitions in flight may use (--host-budget; 0: unlimited)",
            "gauge");
   t.sample("proofpipe_host_budget_bytes", double(m.host_budget_bytes));
