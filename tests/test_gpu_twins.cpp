@@ -852,6 +852,95 @@ void streamed_tail_cases(std::size_t n) {
 TEST(StreamedTail, G1) { streamed_tail_cases<G1Curve>(700); }
 TEST(StreamedTail, G2) { streamed_tail_cases<G2Curve>(200); }
 
+// Batched split MSMs (MemoryPlan::split_batch): k partitions, each with its own assignment, share
+// one pass over a query's points. Per chunk, as the prover does it: the shared points as they are,
+// each partition's side packed (pack_batch_side) into the batch layout; then per partition the
+// batch addition over the side's 1s bitmap and the shared points, and its tail gathered by its tail
+// bitmap from the shared points (tail_gather_twin without z: points only) beside the side's
+// scalars, in pieces of the gather buffer. Summed over the chunks, each partition's sums must be its
+// own query's MSM over every point with its scalar.
+template <class C>
+void batched_chunk_cases(std::size_t n) {
+  for (const bool mapped : {false, true}) {
+    constexpr std::size_t kParts = 3;
+    std::vector<TailCase<C>> parts;
+    for (std::size_t i = 0; i < kParts; ++i)
+      parts.push_back(tail_case<C>(n, kSeed + 41 + 7 * i, uint32_t(5 + 2 * i), uint32_t(i), mapped, 3));
+    const std::vector<Affine<C>>& pts = parts[0].pts;  // the points every partition's query shares
+    const std::size_t points = parts[0].points;
+    std::vector<std::vector<Fr>> tails;
+    std::vector<Jacobian<C>> want;
+    for (const TailCase<C>& t : parts) {
+      ASSERT_EQ(t.points, points);
+      tails.push_back(gpu::tail_scalars(t.bits, t.input(), t.aux(), t.map(), t.offset));
+      std::vector<Fr> all(points);
+      for (std::size_t p = 0; p < points; ++p) all[p] = t.z[mapped ? t.vars[p] : t.offset + p];
+      want.push_back(msm_naive<C>(std::span<const Affine<C>>(pts.data(), points), all));
+    }
+    for (const std::size_t chunk : {std::size_t(64), std::size_t(192), std::size_t(1024)})
+      for (const std::size_t gcap : {std::size_t(7), std::size_t(1000)}) {
+        SCOPED_TRACE("mapped " + std::to_string(mapped) + " chunk " + std::to_string(chunk) + " gather " +
+                     std::to_string(gcap));
+        const std::size_t cap = std::min(chunk, points);
+        const gpu::BatchChunkLayout lay = gpu::BatchChunkLayout::of(cap, kParts, sizeof(Affine<C>));
+        ASSERT_EQ(lay.sides % 256, 0u);
+        ASSERT_EQ(lay.side_bytes % 256, 0u);
+        ASSERT_GE(lay.sides, cap * sizeof(Affine<C>));
+        ASSERT_GE(lay.side_bytes, lay.scalars + cap * sizeof(Fr));
+        std::vector<char> sides(lay.sides_bytes(kParts));
+        std::vector<Jacobian<C>> got(kParts, Jacobian<C>::infinity());
+        std::vector<std::size_t> first(kParts, 0);
+        for (std::size_t off = 0; off < points; off += cap) {
+          const std::size_t m = std::min(cap, points - off), words = (m + 63) / 64;
+          std::fill(sides.begin(), sides.end(), char(0x5a));  // what the pack leaves alone shows up
+          for (std::size_t i = 0; i < kParts; ++i) {
+            const std::vector<std::size_t> counts = gpu::set_bits_per_chunk(parts[i].bits.other, points, cap);
+            const std::size_t count = counts[off / cap];
+            char* side = sides.data() + i * lay.side_bytes;
+            ASSERT_EQ(gpu::pack_batch_side(parts[i].bits, off, m,
+                                           std::span<const Fr>(tails[i]).subspan(first[i], count), side, lay),
+                      count);
+            const std::span<const uint64_t> ones(reinterpret_cast<const uint64_t*>(side), words);
+            const std::span<const uint64_t> other(reinterpret_cast<const uint64_t*>(side + lay.other), words);
+            const Fr* sc = reinterpret_cast<const Fr*>(side + lay.scalars);
+            const std::span<const Affine<C>> chunk_pts(pts.data() + off, m);
+            got[i] = got[i] + gpu::batch_add_twin<C>(chunk_pts, ones);
+            for (std::size_t lo = 0; lo < count; lo += gcap) {
+              std::vector<Affine<C>> gp;
+              std::vector<Fr> none;
+              gpu::tail_gather_twin<C>(other, lo, lo + gcap, chunk_pts, {}, {}, gp, none);
+              ASSERT_TRUE(none.empty());
+              ASSERT_EQ(gp.size(), std::min(gcap, count - lo));
+              got[i] = got[i] + msm_naive<C>(gp, std::span<const Fr>(sc + lo, gp.size()));
+            }
+            first[i] += count;
+          }
+        }
+        for (std::size_t i = 0; i < kParts; ++i) {
+          EXPECT_EQ(first[i], parts[i].bits.other_count) << "partition " << i;
+          EXPECT_TRUE(got[i] == want[i]) << "partition " << i;
+        }
+      }
+  }
+  // A chunk off a bitmap word, past the bitmaps, or with a tail of another length; a layout too small.
+  const TailCase<C> t = tail_case<C>(200, kSeed + 48, 3, 1, false, 0);
+  const std::vector<Fr> tail = gpu::tail_scalars(t.bits, t.input(), t.aux(), {}, 0);
+  const gpu::BatchChunkLayout lay = gpu::BatchChunkLayout::of(256, 1, sizeof(Affine<C>));
+  std::vector<char> buf(lay.side_bytes);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 32, 64, std::span<const Fr>(), buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 192, 128, std::span<const Fr>(), buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, std::span<const Fr>(tail).first(tail.size() - 1), buf.data(), lay),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, tail, buf.data(), gpu::BatchChunkLayout::of(64, 1, 96)),
+               std::invalid_argument);
+  EXPECT_EQ(gpu::pack_batch_side(t.bits, 0, t.points, tail, buf.data(), lay), tail.size());
+  // Bits past the chunk's points are cleared: 200 points end inside the fourth word.
+  const uint64_t* other = reinterpret_cast<const uint64_t*>(buf.data() + lay.other);
+  EXPECT_EQ(other[3] >> 8, 0u);
+}
+TEST(BatchedChunk, G1) { batched_chunk_cases<G1Curve>(700); }
+TEST(BatchedChunk, G2) { batched_chunk_cases<G2Curve>(200); }
+
 // Streamed SRS, host-side compaction: every chunk packed as the prover sends it holds, at the
 // chunk layout's offsets, its 1s' points then its tail's points (each in point order), a bitmap of
 // exactly `ones` set bits and its slice of the tail scalars; summed as the device sums them (the

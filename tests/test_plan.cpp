@@ -493,6 +493,63 @@ TEST(PlanChoices, Lg27At16GiBIsStreamed) {
   EXPECT_EQ(p80.msm_slots, 2);
 }
 
+// Issue 45: a streamed plan lets 4 (or 2) partitions share one pass over the split queries'
+// chunks when the msm slots carry twice as many partitions in flight, with chunks whose shared
+// points and every partition's side fit the chunk buffer; resident plans, gw 2, and a request
+// for none stay unbatched.
+TEST(PlanChoices, StreamedPlansBatchTheSplitPasses) {
+  const CircuitShape s = porep_like_shape(27);
+  for (const uint64_t budget : {16 * kGiB, 24 * kGiB, 32 * kGiB}) {
+    SCOPED_TRACE(format_bytes(budget));
+    for (const auto& [gw, want] : std::vector<std::pair<int, int>>{{2, 1}, {3, 1}, {4, 2}, {7, 2}, {8, 4}, {12, 4}}) {
+      const MemoryPlan p = plan_memory(request_for(s, budget, gw));
+      ASSERT_EQ(p.srs, SrsPlacement::streamed);
+      EXPECT_EQ(p.msm_slots, gw);
+      EXPECT_EQ(p.split_batch, want) << "gw " << gw;
+      EXPECT_TRUE(plan_violations(p).empty());
+      if (want == 1) {
+        EXPECT_EQ(p.batch_chunk, 0u);
+        continue;
+      }
+      EXPECT_EQ(p.batch_chunk % 64, 0u);
+      EXPECT_LE(p.batch_chunk, p.msm_chunk);
+      EXPECT_LE(gpu::BatchChunkLayout::of(p.batch_chunk, uint64_t(want), kBls12_381Points.g2_affine).bytes,
+                p.chunk_buffer_bytes);
+      // The largest such chunk: twice as many points would not fit.
+      if (2 * p.batch_chunk <= p.msm_chunk) {
+        EXPECT_GT(gpu::BatchChunkLayout::of(2 * p.batch_chunk, uint64_t(want), kBls12_381Points.g2_affine).bytes,
+                  p.chunk_buffer_bytes);
+      }
+      EXPECT_NE(p.describe().find("one pass over the L, A, B chunks serves"), std::string::npos);
+      MemoryPlan q = p;
+      q.batch_chunk = 2 * p.msm_chunk;
+      EXPECT_FALSE(plan_violations(q).empty());
+      q = p;
+      q.split_batch = 3;
+      EXPECT_FALSE(plan_violations(q).empty());
+      q = p;
+      q.msm_slots = q.stage_slots = 1;
+      EXPECT_FALSE(plan_violations(q).empty());
+    }
+    PlanRequest none = request_for(s, budget, 8);
+    none.split_batch = 1;
+    EXPECT_EQ(plan_memory(none).split_batch, 1);
+    PlanRequest two = request_for(s, budget, 8);
+    two.split_batch = 2;
+    EXPECT_EQ(plan_memory(two).split_batch, 2);
+  }
+  const MemoryPlan resident = plan_memory(request_for(s, 80 * kGiB, 8));
+  EXPECT_EQ(resident.srs, SrsPlacement::resident);
+  EXPECT_EQ(resident.split_batch, 1);
+  MemoryPlan q = resident;
+  q.split_batch = 2;
+  q.batch_chunk = 1 << 20;
+  EXPECT_FALSE(plan_violations(q).empty());
+  PlanRequest bad = request_for(s, 16 * kGiB, 8);
+  bad.split_batch = -1;
+  EXPECT_THROW(plan_memory(bad), std::invalid_argument);
+}
+
 TEST(PlanChoices, BelowTheMinimumSaysWhatDidNotFit) {
   const CircuitShape s = porep_like_shape(27);
   try {

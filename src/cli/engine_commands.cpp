@@ -168,7 +168,8 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       backends.push_back(gpus.back().get());
     }
     const gpu::ResidentKey k = gpus[0]->resident().at(0);
-    fmt::print("devices: {} x GPU ({} SRS, arena {}), gw {}, interlock {}\n", o.devices, to_string(k.srs),
+    fmt::print("devices: {} x GPU ({} SRS{}, arena {}), gw {}, interlock {}\n", o.devices, to_string(k.srs),
+               k.split_batch > 1 ? fmt::format(", one pass over it per {} partitions", k.split_batch) : std::string(),
                format_bytes(k.arena_bytes), gw, interlock);
   }
 #endif

@@ -122,6 +122,18 @@ uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
                   gpu::ChunkLayout::of(std::min(ch.chunk, s.b_points), s.points.g2_affine).bytes);
 }
 
+// Batched split MSMs: the largest chunk (msm_chunk halved, whole bitmap words) whose shared points
+// and k partitions' sides fit a chunk buffer of `buffer` bytes, for every split query; 0: none.
+uint64_t batch_chunk_need(const CircuitShape& s, uint64_t m, int k) {
+  return std::max(gpu::BatchChunkLayout::of(std::min(m, max_g1(s)), uint64_t(k), s.points.g1_affine).bytes,
+                  gpu::BatchChunkLayout::of(std::min(m, s.b_points), uint64_t(k), s.points.g2_affine).bytes);
+}
+uint64_t batch_chunk_points(const CircuitShape& s, uint64_t msm_chunk, uint64_t buffer, int k) {
+  for (uint64_t m = msm_chunk; m >= 64 && m % 64 == 0; m /= 2)
+    if (batch_chunk_need(s, m, k) <= buffer) return m;
+  return 0;
+}
+
 // The dense H MSM's pieces (MemoryPlan::h_chunk).
 struct HPieces {
   uint64_t chunk = 0;
@@ -300,6 +312,9 @@ void check_request(const PlanRequest& r) {
         fmt::format("memory plan: device memory {} is not above the {} reserved for the CUDA "
                     "context",
                     format_bytes(r.device_memory), format_bytes(r.reserve)));
+  if (r.split_batch < 0 || r.split_batch > kMaxWorkers)
+    throw std::invalid_argument(fmt::format("memory plan: a split batch of {} partitions, expected 0 (automatic) .. {}",
+                                            r.split_batch, kMaxWorkers));
   if (r.budget > r.device_memory - r.reserve)
     throw std::invalid_argument(
         fmt::format("memory plan: vram budget {} exceeds the device memory {} less the {} "
@@ -567,6 +582,21 @@ MemoryPlan plan_memory(const PlanRequest& request) {
     plan.ntt_full_twist = true;
     lay_out();
   }
+  // Streamed: as many partitions per pass over the split queries as the msm slots carry (a batch
+  // needs 2k in flight) and the chunk buffer holds sides for, each chunk the largest that does.
+  // 4 or 2: the four passes of a batch then spread evenly over the H MSMs that follow it.
+  if (plan.srs == SrsPlacement::streamed && request.split_batch != 1) {
+    int limit = std::min(kMaxSplitBatch, plan.msm_slots / 2);
+    if (request.split_batch > 1) limit = std::min(limit, request.split_batch);
+    for (const int k : {4, 2}) {
+      if (k > limit) continue;
+      const uint64_t m = batch_chunk_points(s, plan.msm_chunk, plan.chunk_buffer_bytes, k);
+      if (m == 0) continue;
+      plan.split_batch = k;
+      plan.batch_chunk = m;
+      break;
+    }
+  }
   return plan;
 }
 
@@ -665,6 +695,18 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
     }
   } else if (p.h_points_in_stage || p.h_chunk > p.msm_chunk) {
     fail(fmt::format("H pieces of {} points exceed msm_chunk {} without a stage workspace", p.h_chunk, p.msm_chunk));
+  }
+  if (p.split_batch != 1) {
+    if (p.srs != SrsPlacement::streamed) fail("batched split MSMs need a streamed SRS");
+    if ((p.split_batch != 2 && p.split_batch != 4) || 2 * p.split_batch > p.msm_slots)
+      fail(fmt::format("a split batch of {} with {} msm slots", p.split_batch, p.msm_slots));
+    else if (p.batch_chunk < 64 || p.batch_chunk % 64 != 0 || p.batch_chunk > p.msm_chunk)
+      fail(fmt::format("batch chunks of {} points (msm_chunk {})", p.batch_chunk, p.msm_chunk));
+    else if (batch_chunk_need(s, p.batch_chunk, p.split_batch) > p.chunk_buffer_bytes)
+      fail(fmt::format("batch chunks of {} points for {} partitions need {} bytes, the chunk buffer has {}", p.batch_chunk,
+                       p.split_batch, batch_chunk_need(s, p.batch_chunk, p.split_batch), p.chunk_buffer_bytes));
+  } else if (p.batch_chunk != 0) {
+    fail("batch chunks without a split batch");
   }
   for (int i = 0; i < p.msm_slots; ++i) {
     need(fmt::format("msm[{}].sums", i), sums_need(s));
@@ -767,7 +809,8 @@ std::string MemoryPlan::describe() const {
   line("SRS", fmt::format("{}: {} of points{}; resident needs a budget >= {}, streamed >= {}", to_string(srs),
                           format_bytes(s.srs_bytes()),
                           srs == SrsPlacement::resident ? " uploaded once, reused by every proof"
-                                                        : " streamed per partition through two chunk buffers",
+                          : split_batch > 1 ? " streamed through two chunk buffers, H per partition, the rest per batch"
+                                            : " streamed per partition through two chunk buffers",
                           format_bytes(resident_minimum), format_bytes(streamed_minimum)));
   line("partitions",
        fmt::format("{} in flight (msm slots), {} with a, b, c on the device (stage slots)", msm_slots, stage_slots));
@@ -787,6 +830,10 @@ std::string MemoryPlan::describe() const {
                          "set(s) instead of {} windows",
                          h_copies, s.h_points, format_bytes(s.h_points * s.points.g1_affine * uint64_t(h_copies)), window_h,
                          (msm_windows(window_h) + h_copies - 1) / h_copies, msm_windows(window_h)));
+  if (split_batch > 1)
+    line("", fmt::format("split MSMs batched: one pass over the L, A, B chunks serves {} partitions, chunks of {} "
+                         "points crossing whole with each partition's bitmaps and tail scalars",
+                         split_batch, batch_chunk));
   line("", fmt::format("estimated MSM work {:.3f}x one pass at default windows", msm_cost_ratio));
   if (ntt_full_twist)
     line("NTT", fmt::format("a root per twist in ntt.tables ({}): no pass multiplies two table entries",
@@ -795,8 +842,10 @@ std::string MemoryPlan::describe() const {
                             format_bytes(budget), format_bytes(budget - arena_bytes)));
   line("host", fmt::format("pinned SRS copy {} (registered once at load)", format_bytes(pinned_srs_bytes())));
   if (pinned_pack_bytes() > 0)
-    line("", fmt::format("pinned pack buffers {} ({} x the chunk buffer: chunks cross without their 0-scalar points)",
-                         format_bytes(pinned_pack_bytes()), kPackBuffers));
+    line("", fmt::format("pinned pack buffers {} ({} x the chunk buffer: {})", format_bytes(pinned_pack_bytes()),
+                         kPackBuffers,
+                         split_batch > 1 ? "the batch's bitmaps and tail scalars beside each shared chunk"
+                                         : "chunks cross without their 0-scalar points"));
   out += fmt::format("\n  {:>16}  {:>16}  {:>11}  {:<22} {:<14} {}\n", "offset", "bytes", "size", "region", "held by",
                      "contents");
   for (const Region& r : regions) {

@@ -113,6 +113,7 @@ std::shared_ptr<typename CudaBackendOf<E>::Resident> CudaBackendOf<E>::acquire(c
       pc.gw = config_.gw;
       pc.srs = config_.srs;
       pc.pinned_staging = config_.pinned_staging;
+      pc.split_batch = config_.split_batch;
       pc.calls = &calls_;
       auto r = std::make_shared<Resident>();
       r->key = key;
@@ -245,7 +246,8 @@ std::vector<ResidentKey> CudaBackendOf<E>::resident() const {
   std::lock_guard lock(mu_);
   std::vector<ResidentKey> out;
   for (const auto& r : keys_)
-    out.push_back({r->key.get(), r->prover->plan().srs, r->prover->plan().arena_bytes, r->in_flight.load()});
+    out.push_back({r->key.get(), r->prover->plan().srs, r->prover->plan().arena_bytes, r->in_flight.load(),
+                   r->prover->plan().split_batch});
   return out;
 }
 

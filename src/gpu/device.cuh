@@ -50,6 +50,13 @@ inline cudaError_t StreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags
 inline cudaError_t EventSynchronize(cudaEvent_t e) {
   return counted(DeviceCall::event_synchronize, cudaEventSynchronize(e));
 }
+// Whether the device has passed the event: cudaSuccess or cudaErrorNotReady (cleared from the
+// thread's last error, so that a later launch check does not read it), without waiting.
+inline cudaError_t EventQuery(cudaEvent_t e) {
+  const cudaError_t r = counted(DeviceCall::event_synchronize, cudaEventQuery(e));
+  if (r == cudaErrorNotReady) cudaGetLastError();
+  return r;
+}
 inline cudaError_t StreamSynchronize(cudaStream_t s) {
   return counted(DeviceCall::stream_synchronize, cudaStreamSynchronize(s));
 }

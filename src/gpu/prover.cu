@@ -18,6 +18,29 @@ void CUDART_CB stamp_now(void* arg) {
 
 template <class E>
 void ProverOf<E>::PartitionDeleter::operator()(Partition* p) const {
+  if (p->owner && p->owner->batched()) {
+    // A batched partition that never reached finish(): out of the count of staged ones and of the
+    // pending list, or its batch's passes enqueued now (they read its slot), then waited for.
+    Impl& m = *p->owner;
+    try {
+      const engine::CallScope scope(m.calls);
+      m.use_device();
+      std::unique_lock lock(m.batch_mu);
+      if (p->staged_counted) --m.staged_waiting;
+      const auto at = std::find(m.pending.begin(), m.pending.end(), p);
+      if (at != m.pending.end()) {
+        m.pending.erase(at);
+        device::EventRecord(m.marks[std::size_t(p->msm_slot)][kB2], m.compute);
+      } else if (p->batch && !p->passes_done) {
+        m.flush_for(*p);
+        lock.unlock();
+        device::EventSynchronize(m.marks[std::size_t(p->msm_slot)][kB2]);  // its done stamp is written
+      }
+      m.batch_cv.notify_all();
+    } catch (...) {
+      // A device that fails here fails the partitions that wait for it; this one is gone.
+    }
+  }
   delete p;
 }
 
@@ -39,6 +62,7 @@ typename ProverOf<E>::PartitionPtr ProverOf<E>::prepare(const WitnessType& w, co
   p->rs = rs;
   p->h_terms = m.pk.h.size();
   p->split = std::make_shared<SplitInputs<typename E::Fr>>();
+  p->owner = impl_.get();
   // A resident SRS with pinned staging: the classes come with stage()'s copy of the assignment
   // into pinned memory (one read of z instead of two, and the queries' selection beside its DMA).
   if (m.resident && !m.staging.empty()) return p;
@@ -48,7 +72,6 @@ typename ProverOf<E>::PartitionPtr ProverOf<E>::prepare(const WitnessType& w, co
 
 template <class E>
 void ProverOf<E>::stage(Partition& p, int ss, int ms) {
-  using F = typename E::Fr;
   Impl& m = *impl_;
   if (ss < 0 || ss >= m.plan.stage_slots || ms < 0 || ms >= m.plan.msm_slots)
     throw GpuError(Status::invalid("GPU prover: stage slot " + std::to_string(ss) + " / msm slot " +
@@ -57,6 +80,29 @@ void ProverOf<E>::stage(Partition& p, int ss, int ms) {
   if (p.staged) throw GpuError(Status::invalid("GPU prover: partition staged twice"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
+  if (m.batched()) {
+    // From here a finish() waiting for its batch to fill knows a next partition is coming.
+    const std::lock_guard lock(m.batch_mu);
+    ++m.staged_waiting;
+    p.staged_counted = true;
+  }
+  try {
+    stage_partition(p, ss, ms);
+  } catch (...) {
+    if (p.staged_counted) {
+      const std::lock_guard lock(m.batch_mu);
+      --m.staged_waiting;
+      p.staged_counted = false;
+      m.batch_cv.notify_all();
+    }
+    throw;
+  }
+}
+
+template <class E>
+void ProverOf<E>::stage_partition(Partition& p, int ss, int ms) {
+  using F = typename E::Fr;
+  Impl& m = *impl_;
   const WitnessOf<E>& w = *p.w;
   const std::size_t n = p.domain.size();
   auto& ev = m.marks[std::size_t(ms)];
@@ -138,6 +184,12 @@ void ProverOf<E>::compute(Partition& p) {
   if (!p.staged || p.computed) throw GpuError(Status::invalid("GPU prover: compute() needs a staged partition"));
   const engine::CallScope scope(m.calls);  // this phase's runtime calls count for the device
   m.use_device();
+  std::unique_lock lock(m.batch_mu, std::defer_lock);  // batched: finish() may enqueue passes
+  if (m.batched()) {
+    lock.lock();
+    if (p.staged_counted) --m.staged_waiting;
+    p.staged_counted = false;
+  }
   try {
     enqueue_compute(p);
   } catch (...) {
@@ -193,6 +245,10 @@ void ProverOf<E>::enqueue_compute(Partition& p) {
   check(device::EventRecord(ev[kH], s), "GPU prover: event");
   // a, b, c are dead: the next partition may stage into this slot.
   check(device::EventRecord(m.stage_released[std::size_t(ss)], s), "GPU prover: event");
+  if (m.batched()) {  // the split MSMs in their batch's passes
+    m.after_h(p);
+    return;
+  }
 
   // The split MSMs. Resident, the msm slot's bitmaps hold each query's 1s and tail bitmaps in the
   // order stage() copied them (L, A, B; B_G2 reads B's); streamed, the chunks bring them.
@@ -212,18 +268,22 @@ void ProverOf<E>::enqueue_compute(Partition& p) {
   Query<G1> ql{.d_points = m.template srs_region<Affine<G1>>("srs.l"), .h_points = m.host_l, .n = m.num_aux,
                     .offset = m.num_inputs, .in = &sp.l, .inputs = p.split, .d_ones = l_ones, .d_other = l_other,
                     .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &p.l_shape};
+  check(device::EventRecord(ev[kLs], s), "GPU prover: event");
   m.split_msm(ql, ms);
   check(device::EventRecord(ev[kL], s), "GPU prover: event");
+  check(device::EventRecord(ev[kAs], s), "GPU prover: event");
   Query<G1> qa{.d_points = m.template srs_region<Affine<G1>>("srs.a"), .h_points = m.host_a, .n = m.a_vars.size(),
                     .d_vars = a_vars, .in = &sp.a, .inputs = p.split, .d_ones = a_ones, .d_other = a_other,
                     .d_windows = g1 + 2 * W, .d_ones_sum = g1 + 4 * W + 1, .shape = &p.a_shape};
   m.split_msm(qa, ms);
   check(device::EventRecord(ev[kA], s), "GPU prover: event");
+  check(device::EventRecord(ev[kB1s], s), "GPU prover: event");
   Query<G1> qb{.d_points = m.template srs_region<Affine<G1>>("srs.b_g1"), .h_points = m.host_b_g1, .n = m.b_vars.size(),
                     .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
                     .d_windows = g1 + 3 * W, .d_ones_sum = g1 + 4 * W + 2, .shape = &p.b1_shape};
   m.split_msm(qb, ms);
   check(device::EventRecord(ev[kB1], s), "GPU prover: event");
+  check(device::EventRecord(ev[kB2s], s), "GPU prover: event");
   Query<G2> q2{.d_points = m.template srs_region<Affine<G2>>("srs.b_g2"), .h_points = m.host_b_g2, .n = m.b_vars.size(),
                     .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
                     .d_windows = g2, .d_ones_sum = g2 + W, .shape = &p.b2_shape};
@@ -242,9 +302,30 @@ typename ProverOf<E>::ProofType ProverOf<E>::finish(Partition& p, GpuTimes* time
   m.use_device();
   const int ms = p.msm_slot;
   auto& ev = m.marks[std::size_t(ms)];
+  if (p.batched) {
+    // The batch's passes come after the H MSMs of the partitions that follow. Wait for them while
+    // the device has work queued or a partition is being staged (then the wait costs nothing);
+    // once the device has run dry and none is coming, or after kBatchWait, run them here.
+    std::unique_lock lock(m.batch_mu);
+    const auto start = std::chrono::steady_clock::now();
+    while (!p.passes_done) {
+      const auto waited = std::chrono::steady_clock::now() - start;
+      const cudaError_t q = device::EventQuery(m.compute_tail);
+      if (q != cudaSuccess && q != cudaErrorNotReady) check(q, "GPU prover: device state");
+      if ((q == cudaSuccess && m.staged_waiting == 0 && waited >= kBatchGrace) || waited >= kBatchWait) {
+        m.flush_for(p);
+        break;
+      }
+      m.batch_cv.wait_for(lock, std::chrono::milliseconds(2));
+    }
+  }
   check(device::EventSynchronize(ev[kB2]), "GPU prover: waiting for the partition");
   p.values_checked.get();  // WitnessError when a value is out of range or a row unsatisfied: no proof
   if (const std::string failed = p.split->failed(); !failed.empty()) throw GpuError(Status::invalid(failed));
+  if (p.batch) {
+    if (const std::string failed = p.batch->failed(); !failed.empty()) throw GpuError(Status::invalid(failed));
+    if (!p.batch->error.ok()) throw GpuError(p.batch->error);
+  }
   const int W = m.max_windows;
   std::vector<XYZZ<G1>> g1(std::size_t(4 * W + 3));
   std::vector<XYZZ<G2>> g2(std::size_t(W + 1));
@@ -269,28 +350,130 @@ typename ProverOf<E>::ProofType ProverOf<E>::finish(Partition& p, GpuTimes* time
       check(device::EventElapsedTime(&t, ev[a], ev[b]), "GPU prover: event timing");
       return double(t);
     };
+    // A batch's passes are shared: each partition is given its share of their time and packing.
+    const double share = p.batch ? 1.0 / double(p.batch->parts.size()) : 1.0;
     times->upload = ms_between(kUploadStart, kUploadEnd);
     times->ntt = ms_between(kStart, kNtt);
     times->msm_h = ms_between(kNtt, kH);
-    times->msm_l = ms_between(kH, kL);
-    times->msm_a = ms_between(kL, kA);
-    times->msm_b_g1 = ms_between(kA, kB1);
-    times->msm_b_g2 = ms_between(kB1, kB2);
-    times->compute = ms_between(kStart, kB2);
+    times->msm_l = share * ms_between(kLs, kL);
+    times->msm_a = share * ms_between(kAs, kA);
+    times->msm_b_g1 = share * ms_between(kB1s, kB1);
+    times->msm_b_g2 = share * ms_between(kB2s, kB2);
+    times->compute = times->ntt + times->msm_h + times->msm_l + times->msm_a + times->msm_b_g1 + times->msm_b_g2;
     times->pack = double(p.split->pack_ns.load()) / 1e6;
     times->packed_bytes = p.split->pack_bytes.load();
+    if (p.batch) {
+      times->pack += share * double(p.batch->pack_ns.load()) / 1e6;
+      times->packed_bytes += uint64_t(share * double(p.batch->pack_bytes.load()));
+    }
     times->srs_bytes = p.split->srs_bytes.load();
     times->done_at = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(p.done_ns.load()));
     auto before = [&](Mark a) { return ms_between(a, kB2); };
     times->spans = {{"copy", "upload", before(kUploadStart), before(kUploadEnd)},
                     {"compute", "ntt", before(kStart), before(kNtt)},
                     {"compute", "msm_h", before(kNtt), before(kH)},
-                    {"compute", "msm_l", before(kH), before(kL)},
-                    {"compute", "msm_a", before(kL), before(kA)},
-                    {"compute", "msm_b_g1", before(kA), before(kB1)},
-                    {"compute", "msm_b_g2", before(kB1), 0.0}};
+                    {"compute", "msm_l", before(kLs), before(kL)},
+                    {"compute", "msm_a", before(kAs), before(kA)},
+                    {"compute", "msm_b_g1", before(kB1s), before(kB1)},
+                    {"compute", "msm_b_g2", before(kB2s), 0.0}};
   }
   return assemble_proof<E>(m.pk.vk, sums, p.rs);
+}
+
+// ---- batched split MSMs ----
+
+template <class E>
+void ProverOf<E>::Impl::form_batch() {
+  auto b = std::make_shared<SplitBatch<Partition>>();
+  b->parts = pending;
+  pending.clear();
+  for (Partition* q : b->parts) q->batch = b;
+  batches.push_back(std::move(b));
+}
+
+template <class E>
+void ProverOf<E>::Impl::after_h(Partition& p) {
+  p.batched = true;
+  p.passes_done = false;
+  pending.push_back(&p);
+  if (int(pending.size()) >= plan.split_batch) form_batch();
+  // 4 passes a batch, over the split_batch H MSMs that follow it.
+  const int per_h = (4 + plan.split_batch - 1) / plan.split_batch;
+  for (int i = 0; i < per_h && !batches.empty(); ++i) run_pass();
+  check(device::EventRecord(compute_tail, compute), "GPU prover: event");
+  batch_cv.notify_all();
+}
+
+template <class E>
+void ProverOf<E>::Impl::flush_for(Partition& p) {
+  if (!p.batch && std::find(pending.begin(), pending.end(), &p) != pending.end()) form_batch();
+  while (!p.passes_done && !batches.empty()) run_pass();
+  p.passes_done = true;  // no batch holds it (never expected): nothing of it is left to enqueue
+  check(device::EventRecord(compute_tail, compute), "GPU prover: event");
+  batch_cv.notify_all();
+}
+
+template <class E>
+void ProverOf<E>::Impl::run_pass() {
+  const std::shared_ptr<SplitBatch<Partition>> b = batches.front();
+  const int pass = b->next_pass++;
+  if (b->error.ok()) {
+    try {
+      enqueue_pass(b, pass);
+    } catch (const GpuError& e) {
+      b->error = e.status();
+    } catch (const std::exception& e) {
+      b->error = Status{Code::cuda_error, std::string("GPU prover: a batch pass: ") + e.what()};
+    }
+  }
+  if (!b->error.ok()) {
+    // What was enqueued still runs; every partition's end comes after it, so finish() waits for
+    // it and then reports the error.
+    for (Partition* q : b->parts) device::EventRecord(marks[std::size_t(q->msm_slot)][kB2], compute);
+    b->next_pass = 4;
+  }
+  if (b->next_pass >= 4) {
+    for (Partition* q : b->parts) q->passes_done = true;
+    batches.pop_front();
+  }
+}
+
+template <class E>
+void ProverOf<E>::Impl::enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass) {
+  static constexpr Mark kBegin[4] = {kLs, kAs, kB1s, kB2s}, kEnd[4] = {kL, kA, kB1, kB2};
+  const int W = max_windows;
+  for (Partition* q : b->parts)
+    check(device::EventRecord(marks[std::size_t(q->msm_slot)][kBegin[pass]], compute), "GPU prover: event");
+  if (pass < 3) {
+    std::vector<Query<G1>> qs;
+    for (Partition* q : b->parts) {
+      XYZZ<G1>* g1 = g1_sums(q->msm_slot);
+      SplitInputs<F>& sp = *q->split;
+      if (pass == 0)
+        qs.push_back({.h_points = host_l, .n = num_aux, .offset = num_inputs, .in = &sp.l, .inputs = q->split,
+                      .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &q->l_shape});
+      else if (pass == 1)
+        qs.push_back({.h_points = host_a, .n = a_vars.size(), .in = &sp.a, .inputs = q->split, .d_windows = g1 + 2 * W,
+                      .d_ones_sum = g1 + 4 * W + 1, .shape = &q->a_shape});
+      else
+        qs.push_back({.h_points = host_b_g1, .n = b_vars.size(), .in = &sp.b, .inputs = q->split,
+                      .d_windows = g1 + 3 * W, .d_ones_sum = g1 + 4 * W + 2, .shape = &q->b1_shape});
+    }
+    split_pass<G1>(qs, b);
+  } else {
+    std::vector<Query<G2>> qs;
+    for (Partition* q : b->parts) {
+      XYZZ<G2>* g2 = g2_sums(q->msm_slot);
+      qs.push_back({.h_points = host_b_g2, .n = b_vars.size(), .in = &q->split->b, .inputs = q->split, .d_windows = g2,
+                    .d_ones_sum = g2 + W, .shape = &q->b2_shape});
+    }
+    split_pass<G2>(qs, b);
+  }
+  for (Partition* q : b->parts) {
+    auto& ev = marks[std::size_t(q->msm_slot)];
+    if (pass == 3) check(device::LaunchHostFunc(compute, stamp_now, &q->done_ns), "GPU prover: host callback");
+    check(device::EventRecord(ev[kEnd[pass]], compute), "GPU prover: event");
+  }
 }
 
 // This file's members of both curves' provers.
@@ -299,9 +482,15 @@ typename ProverOf<E>::ProofType ProverOf<E>::finish(Partition& p, GpuTimes* time
   template ProverOf<E>::PartitionPtr ProverOf<E>::prepare(const WitnessOf<E>&, const RandomizersOf<E::Fr>&,   \
                                                           std::size_t) const;                                 \
   template void ProverOf<E>::stage(Partition&, int, int);                                                     \
+  template void ProverOf<E>::stage_partition(Partition&, int, int);                                           \
   template void ProverOf<E>::compute(Partition&);                                                             \
   template void ProverOf<E>::enqueue_compute(Partition&);                                                     \
-  template ProofOf<E> ProverOf<E>::finish(Partition&, GpuTimes*, bool);
+  template ProofOf<E> ProverOf<E>::finish(Partition&, GpuTimes*, bool);                                      \
+  template void ProverOf<E>::Impl::form_batch();                                                              \
+  template void ProverOf<E>::Impl::after_h(Partition&);                                                       \
+  template void ProverOf<E>::Impl::flush_for(Partition&);                                                     \
+  template void ProverOf<E>::Impl::run_pass();                                                                \
+  template void ProverOf<E>::Impl::enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);
 PP_GPU_PROVER_PHASES(Bls12_381)
 PP_GPU_PROVER_PHASES(bn254::Bn254)
 #undef PP_GPU_PROVER_PHASES

@@ -297,6 +297,51 @@ PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::siz
   return counts;
 }
 
+namespace {
+
+template <class F>
+std::size_t pack_batch_side_of(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const F> tail, char* side,
+                               const BatchChunkLayout& lay) {
+  const std::size_t w0 = off / 64, words = (m + 63) / 64;
+  if (off % 64 != 0 || m == 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
+    throw std::invalid_argument("pack_batch_side: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
+                                ") are not a chunk of bitmaps of " + std::to_string(bits.ones.size()) + " words");
+  if (lay.scalars < lay.other + words * 8 || lay.other < words * 8 || lay.side_bytes < lay.scalars + m * sizeof(F))
+    throw std::invalid_argument("pack_batch_side: a side layout too small for " + std::to_string(m) + " points");
+  uint64_t* ones = reinterpret_cast<uint64_t*>(side);
+  uint64_t* other = reinterpret_cast<uint64_t*>(side + lay.other);
+  std::copy_n(bits.ones.data() + w0, words, ones);
+  std::copy_n(bits.other.data() + w0, words, other);
+  if (m % 64 != 0) {  // no bits past the chunk's points
+    const uint64_t keep = (uint64_t(1) << (m % 64)) - 1;
+    ones[words - 1] &= keep;
+    other[words - 1] &= keep;
+  }
+  std::size_t count = 0;
+  for (std::size_t w = 0; w < words; ++w) count += std::size_t(popcount64(other[w]));
+  if (count != tail.size())
+    throw std::invalid_argument("pack_batch_side: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
+                                ") hold " + std::to_string(count) + " tail points, " + std::to_string(tail.size()) +
+                                " tail scalars were given");
+  constexpr std::size_t kScalars = std::size_t(1) << 16;  // copied by the pack arena's threads
+  tbb::parallel_for(std::size_t(0), (tail.size() + kScalars - 1) / kScalars, [&](std::size_t k) {
+    const std::size_t lo = k * kScalars, n = std::min(kScalars, tail.size() - lo);
+    std::memcpy(side + lay.scalars + lo * sizeof(F), tail.data() + lo, n * sizeof(F));
+  });
+  return count;
+}
+
+}  // namespace
+
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail, char* side,
+                            const BatchChunkLayout& lay) {
+  return pack_batch_side_of(bits, off, m, tail, side, lay);
+}
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const bn254::Fr> tail,
+                            char* side, const BatchChunkLayout& lay) {
+  return pack_batch_side_of(bits, off, m, tail, side, lay);
+}
+
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
                       std::span<const typename C::Scalar> z, std::span<const uint32_t> vars,
@@ -309,10 +354,10 @@ void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::siz
   }
   const std::size_t end = std::min<std::size_t>(hi, total);
   out_points.assign(end > lo ? end - lo : 0, Affine<C>::infinity());
-  out_scalars.assign(out_points.size(), C::Scalar::zero());
+  out_scalars.assign(z.empty() ? 0 : out_points.size(), C::Scalar::zero());
   if (out_points.empty()) return;
   tbb::parallel_for(std::size_t(0), bitmap.size(), [&](std::size_t t) {
-    tail_gather_word<C>(t, bitmap.data(), rank.data(), lo, end, points.data(), z.data(),
+    tail_gather_word<C>(t, bitmap.data(), rank.data(), lo, end, points.data(), z.empty() ? nullptr : z.data(),
                         vars.empty() ? nullptr : vars.data(), out_points.data(), out_scalars.data());
   });
 }

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <future>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -43,8 +45,10 @@ inline constexpr unsigned kBlock = 256;
 inline unsigned grid_for(uint64_t n, unsigned block = kBlock) { return unsigned((n + block - 1) / block); }
 inline uint64_t align_up(uint64_t x, uint64_t a = 256) { return (x + a - 1) / a * a; }
 
-// Timing events of one msm slot, in the order the stages record them.
-enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kL, kA, kB1, kB2, kMarks };
+// Timing events of one msm slot, in the order the stages record them: each split MSM between its
+// start (kLs …) and its end (kL …); batched (MemoryPlan::split_batch), a split MSM is a pass that
+// the batch's partitions share, recorded in each one's slot.
+enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kLs, kL, kAs, kA, kB1s, kB1, kB2s, kB2, kMarks };
 
 // One split query's inputs: the classes of its scalars and, with a streamed SRS, its tail's
 // scalars (F: the curve's scalar field) in tail order and the tail and 1 counts of each SRS chunk.
@@ -102,6 +106,16 @@ struct PackJob {
 // Runs a PackJob (and deletes it): a host function on the pack stream (prover_msm.cu).
 void CUDART_CB run_pack(void* arg);
 
+// Partitions whose split MSMs share one pass over the streamed SRS chunks (MemoryPlan::split_batch),
+// P: the prover's Partition. Its passes (0 L, 1 A, 2 B_G1, 3 B_G2) are enqueued in order; the
+// packing of its chunks reports here (PackState), and so does a pass that failed to enqueue.
+template <class P>
+struct SplitBatch : PackState {
+  std::vector<P*> parts;
+  int next_pass = 0;  // 4: all enqueued
+  Status error;       // a pass failed to enqueue: every partition of the batch fails with it
+};
+
 // One query of the split MSM as the compute phase sees it.
 template <class C>
 struct Query {
@@ -142,6 +156,12 @@ class ProverOf<E>::Partition {
   // partition is abandoned.
   std::future<void> values_checked;
   std::size_t index = 0;  // the partition's number, for the check's messages
+  // Batched split MSMs: the batch once formed (null while the partition waits in Impl::pending);
+  // `passes_done`: its four passes are enqueued (true when not batched); `staged_counted`: counted
+  // in Impl::staged_waiting (stage() began, compute() has not).
+  std::shared_ptr<SplitBatch<Partition>> batch;
+  bool batched = false, passes_done = true, staged_counted = false;
+  typename ProverOf<E>::Impl* owner = nullptr;  // the prover, for the deleter of a batched partition
 };
 
 template <class E>
@@ -256,6 +276,33 @@ struct ProverOf<E>::Impl {
 
   template <class C>
   void split_msm(Query<C>& q, int ms);
+
+  // ---- batched split MSMs (plan.split_batch > 1; prover.cu, prover_msm.cu) ----
+  bool batched() const { return !resident && plan.split_batch > 1; }
+  // Enqueueing on the compute stream: compute() (one at a time, the engine's compute token) and a
+  // finish() or a partition's deleter that runs its batch's passes. Guards everything below.
+  std::mutex batch_mu;
+  std::condition_variable batch_cv;  // a pass enqueued, a partition staged
+  std::vector<Partition*> pending;   // H MSM enqueued, in no batch yet
+  std::deque<std::shared_ptr<SplitBatch<Partition>>> batches;  // formed, passes left to enqueue
+  int staged_waiting = 0;  // partitions between the start of stage() and compute()
+  // Recorded after every enqueue on the compute stream: passed, the device has nothing queued.
+  cudaEvent_t compute_tail = nullptr;
+  // After partition p's H MSM: joins it to the pending ones (forming a batch at split_batch) and
+  // enqueues the passes due after an H MSM (4 / split_batch, rounded up) from the oldest batch.
+  void after_h(Partition& p);
+  // Forms a batch of the pending partitions (p among them) if p is in none, then enqueues passes,
+  // oldest batch first, until p's are.
+  void flush_for(Partition& p);
+  void form_batch();  // of the pending partitions
+  // The front batch's next pass, for every partition of it; a pass that fails to enqueue fails
+  // the batch (SplitBatch::error) and ends its partitions' marks, so that nothing waits forever.
+  void run_pass();
+  void enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
+  template <class C>
+  void split_pass(std::vector<Query<C>>& qs, const std::shared_ptr<PackState>& keep);
+  char* stream_batch_chunk(std::size_t k, std::unique_ptr<PackJob> job, const char* points, std::size_t points_bytes,
+                           std::size_t sides_at, std::size_t side_bytes, const std::vector<std::size_t>& side_used);
 };
 
 }  // namespace pp::gpu

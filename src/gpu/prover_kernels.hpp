@@ -8,8 +8,9 @@
 //    points whose scalar is neither 0 nor 1; word_rank[t] (an exclusive prefix sum of the words'
 //    popcounts) gives each its rank in the tail, and ranks in [lo, hi) are copied — point and
 //    scalar — to a dense piece that the MSM then takes. The scalar is z[vars[p]] (A and B
-//    queries: the variable of point p) or z[p] (L: point p is aux variable p). Resident SRS
-//    only: a streamed chunk arrives packed on the host (pack_chunk), its tail already dense.
+//    queries: the variable of point p) or z[p] (L: point p is aux variable p). Resident SRS,
+//    or a batch's shared chunk (z null: the points alone; the side brings the tail's scalars
+//    dense). A lone streamed partition's chunk arrives packed (pack_chunk), its tail already dense.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,7 @@ PP_HD void tail_gather_word(uint64_t t, const uint64_t* bitmap, const uint32_t* 
     if (rank >= lo && rank < hi) {
       const uint64_t p = t * 64 + uint64_t(bit);
       out_points[rank - lo] = points[p];
-      out_scalars[rank - lo] = z[vars ? vars[p] : p];
+      if (z) out_scalars[rank - lo] = z[vars ? vars[p] : p];
     }
     ++rank;
   }

@@ -204,12 +204,12 @@ void ProverOf<E>::Impl::select_queries(SplitInputs<F>& sp, const ZClasses& z, co
   split(sp.b, b_vars, 0, b_vars.size());
 }
 
-// Streamed SRS: the points of a query of n points that one chunk carries: the plan's chunk,
-// which must be whole bitmap words, or the whole query as one chunk. prepare() counts each
+// Streamed SRS: the points of a query of n points that one chunk carries: the plan's chunk
+// (batched: its batch chunk), which must be whole bitmap words, or the whole query as one chunk. prepare() counts each
 // chunk's set bits and split_msm cuts the chunks, both with this.
 template <class E>
 std::size_t ProverOf<E>::Impl::chunk_points(std::size_t n) const {
-  const std::size_t cap = std::min<std::size_t>(plan.msm_chunk, n);
+  const std::size_t cap = std::min<std::size_t>(batched() ? plan.batch_chunk : plan.msm_chunk, n);
   if (cap < n && cap % 64 != 0)
     throw GpuError(Status::invalid("GPU prover: SRS chunks of " + std::to_string(cap) + " points are not whole bitmap words"));
   return cap;
@@ -328,6 +328,129 @@ void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
   }
 }
 
+// Batched split MSMs: chunk k's shared points copied into chunk buffer k % 2 straight from the
+// pinned host SRS, and the batch's sides (bitmaps, tail scalars) packed by the job into pack
+// buffer k % 2 and copied after them, side i's first side_used[i] bytes to sides_at + i·side_bytes.
+template <class E>
+char* ProverOf<E>::Impl::stream_batch_chunk(std::size_t k, std::unique_ptr<PackJob> job, const char* points,
+                                            std::size_t points_bytes, std::size_t sides_at, std::size_t side_bytes,
+                                            const std::vector<std::size_t>& side_used) {
+  const std::size_t b = k % MemoryPlan::kPackBuffers;
+  char* host = pack_buffers[b];
+  job->out = host;
+  job->arena = pack_arena.get();
+  check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
+  check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: batch sides packing");
+  job.release();  // run_pack owns it now
+  check(device::EventRecord(packed[b], pack), "GPU prover: pack event");
+  return stream_chunk(k, [&](char* buf, cudaStream_t st) {
+    check(device::MemcpyAsync(buf, points, points_bytes, cudaMemcpyHostToDevice, st), "GPU prover: SRS chunk copy");
+    check(device::StreamWaitEvent(st, packed[b], 0), "GPU prover: packed sides wait");
+    for (std::size_t i = 0; i < side_used.size(); ++i)
+      check(device::MemcpyAsync(buf + sides_at + i * side_bytes, host + i * side_bytes, side_used[i],
+                                cudaMemcpyHostToDevice, st),
+            "GPU prover: batch side copy");
+    check(device::EventRecord(pack_free[b], st), "GPU prover: pack event");
+  });
+}
+
+// One split query for every partition of a batch (qs: one Query each, the same points): each
+// chunk of plan.batch_chunk points crosses once, whole, with each partition's side
+// (BatchChunkLayout); on the device each partition batch-adds its 1s from the shared points and
+// gathers its tail's points by the ranks of its tail bitmap (scalars: its side's, already in tail
+// order) into the gather buffer, whose pieces the MSM takes. A partition's window is the same for
+// all its pieces (they accumulate into its window sums), sized for its tail per chunk.
+template <class E>
+template <class C>
+void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_ptr<PackState>& keep) {
+  using P = Affine<C>;
+  void* ws = region<void>("compute.workspace");
+  const std::size_t ws_bytes = plan.workspace_bytes;
+  const std::size_t n = qs.front().n, parts = qs.size();
+  if (n == 0) {
+    for (Query<C>& q : qs) *q.shape = MsmShape{0, window_for(1, plan_window<C>())};
+    return;
+  }
+  const std::size_t cap = chunk_points(n), chunks = (n + cap - 1) / cap;
+  const BatchChunkLayout lay = BatchChunkLayout::of(cap, parts, sizeof(P));
+  if (lay.bytes > plan.chunk_buffer_bytes || lay.sides_bytes(parts) > plan.pinned_pack_bytes() / MemoryPlan::kPackBuffers)
+    throw GpuError(Status::invalid("GPU prover: a batch of " + std::to_string(parts) + " partitions' chunks of " +
+                                   std::to_string(cap) + " points exceed the chunk buffer"));
+  const std::size_t cap_words = (cap + 63) / 64;
+  char* gather = region<char>("compute.gather");
+  const std::size_t gcap = GatherLayout::capacity(region_bytes("compute.gather"), cap_words, sizeof(P), cap);
+  if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
+  const GatherLayout glay = GatherLayout::of(cap_words, gcap, sizeof(P));
+  uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
+  P* g_points = reinterpret_cast<P*>(gather + glay.points);
+  std::vector<int> window(parts);
+  std::vector<std::size_t> first(parts, 0);  // each partition's first tail rank of the chunk
+  for (std::size_t i = 0; i < parts; ++i) {
+    const Query<C>& q = qs[i];
+    if (q.n != n || q.h_points != qs.front().h_points)
+      throw GpuError(Status::invalid("GPU prover: a batch's partitions read different points"));
+    const std::size_t tail = q.in->bits.other_count;
+    if (q.in->tail.size() != tail || q.in->tail_counts.size() != chunks || q.in->ones_counts.size() != chunks)
+      throw GpuError(Status::invalid("GPU prover: a partition's tail and 1 counts do not match the batch chunks"));
+    window[i] = window_for(std::min(gcap, std::max<std::size_t>(1, (tail + chunks - 1) / chunks)), plan_window<C>());
+    *q.shape = MsmShape{tail, window[i]};
+  }
+  for (std::size_t off = 0, k = 0; off < n; off += cap, ++k) {
+    const std::size_t m = std::min(cap, n - off), words = (m + 63) / 64;
+    auto job = std::make_unique<PackJob>();
+    job->keep = keep;
+    job->what = "batch chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
+    std::vector<std::size_t> used(parts);
+    std::vector<std::pair<std::shared_ptr<SplitInputs<F>>, std::span<const F>>> sides(parts);
+    std::size_t tails = 0;
+    for (std::size_t i = 0; i < parts; ++i) {
+      const std::size_t count = qs[i].in->tail_counts[k];
+      used[i] = lay.scalars + count * sizeof(F);
+      sides[i] = {qs[i].inputs, std::span<const F>(qs[i].in->tail.data() + first[i], count)};
+      tails += count;
+      job->bytes += used[i];
+      // Each partition's share of the points' bytes (the first takes the remainder).
+      qs[i].inputs->srs_bytes += m * sizeof(P) / parts + (i == 0 ? m * sizeof(P) % parts : 0);
+    }
+    job->want = PackedCounts{0, tails};
+    std::vector<const SplitBits*> bits(parts);
+    for (std::size_t i = 0; i < parts; ++i) bits[i] = &qs[i].in->bits;
+    job->pack = [sides, bits, off, m, lay](char* out) {
+      std::size_t got = 0;
+      for (std::size_t i = 0; i < sides.size(); ++i)
+        got += pack_batch_side(*bits[i], off, m, sides[i].second, out + i * lay.side_bytes, lay);
+      return PackedCounts{0, got};
+    };
+    const char* points = reinterpret_cast<const char*>(qs.front().h_points + off);
+    char* buf = stream_batch_chunk(k, std::move(job), points, m * sizeof(P), lay.sides, lay.side_bytes, used);
+    const P* pts = reinterpret_cast<const P*>(buf);
+    for (std::size_t i = 0; i < parts; ++i) {
+      Query<C>& q = qs[i];
+      char* side = buf + lay.sides + i * lay.side_bytes;
+      const uint64_t* ones = reinterpret_cast<const uint64_t*>(side);
+      const uint64_t* other = reinterpret_cast<const uint64_t*>(side + lay.other);
+      const F* sc = reinterpret_cast<const F*>(side + lay.scalars);
+      if (q.in->ones_counts[k] > 0)
+        check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
+      const std::size_t tail = q.in->tail_counts[k];
+      if (tail > 0) {
+        tail_ranks(other, words, rank, ws, ws_bytes);
+        for (std::size_t lo = 0; lo < tail; lo += gcap) {
+          const std::size_t take = std::min(gcap, tail - lo);
+          device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, lo, lo + take, pts,
+                         static_cast<const F*>(nullptr), static_cast<const uint32_t*>(nullptr), g_points,
+                         static_cast<F*>(nullptr));
+          MsmShape sh;
+          check(make_msm_shape(take, window[i], &sh));
+          check(msm<C>(g_points, sc + lo, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+        }
+      }
+      first[i] += tail;
+    }
+    chunk_done(k);
+  }
+}
+
 // This file's members of both curves' provers' Impl, as prover.cu calls them.
 #define PP_GPU_PROVER_MSMS(E)                                                                                  \
   template void ProverOf<E>::Impl::dense_msm_g1(const Affine<E::G1>*, const Affine<E::G1>*, const E::Fr*,      \
@@ -335,7 +458,9 @@ void ProverOf<E>::Impl::split_msm(Query<C>& q, int ms) {
   template void ProverOf<E>::Impl::select_queries(SplitInputs<E::Fr>&, const ZClasses&, const WitnessOf<E>&)   \
       const;                                                                                                   \
   template void ProverOf<E>::Impl::split_msm<E::G1>(Query<E::G1>&, int);                                       \
-  template void ProverOf<E>::Impl::split_msm<E::G2>(Query<E::G2>&, int);
+  template void ProverOf<E>::Impl::split_msm<E::G2>(Query<E::G2>&, int);                                       \
+  template void ProverOf<E>::Impl::split_pass<E::G1>(std::vector<Query<E::G1>>&, const std::shared_ptr<PackState>&);  \
+  template void ProverOf<E>::Impl::split_pass<E::G2>(std::vector<Query<E::G2>>&, const std::shared_ptr<PackState>&);
 PP_GPU_PROVER_MSMS(Bls12_381)
 PP_GPU_PROVER_MSMS(bn254::Bn254)
 #undef PP_GPU_PROVER_MSMS

@@ -51,6 +51,7 @@ ProverOf<E>::Impl::~Impl() {
   }
   for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
   for (void* p : pinned_copies) cudaFreeHost(p);
+  if (compute_tail) cudaEventDestroy(compute_tail);
   for (auto e : stage_released) cudaEventDestroy(e);
   for (auto e : staging_free) cudaEventDestroy(e);
   for (F* b : staging) cudaFreeHost(b);
@@ -170,6 +171,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   req.gw = config.gw;
   req.srs = config.srs;
   req.h_table = config.h_table;
+  req.split_batch = config.split_batch;
   m.plan = engine::plan_memory(req);
   m.resident = m.plan.srs == SrsPlacement::resident;
   m.max_windows = engine::msm_windows(kMinWindow);
@@ -207,6 +209,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
     check(cudaEventCreateWithFlags(&m.h_ready[b], cudaEventDisableTiming), "GPU prover: event");
     check(cudaEventCreateWithFlags(&m.h_free[b], cudaEventDisableTiming), "GPU prover: event");
   }
+  check(cudaEventCreateWithFlags(&m.compute_tail, cudaEventDisableTiming), "GPU prover: event");
   if (!m.resident) {
     m.pack_arena = std::make_unique<tbb::task_arena>(tbb::task_arena::automatic, 1, tbb::task_arena::priority::high);
     check(cudaStreamCreateWithFlags(&m.pack, cudaStreamNonBlocking), "GPU prover: stream");

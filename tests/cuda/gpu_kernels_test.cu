@@ -476,6 +476,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     engine::SrsPlacement srs;
     bool tight;  // budget = the planner's minimum for the placement
     double zero, one;
+    int gw = 2;  // streamed at gw >= 4: the split MSMs batched (MemoryPlan::split_batch)
   };
   const std::vector<Case> cases = {
       {8, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
@@ -487,6 +488,12 @@ void prover_rows(int max_lg, uint64_t seed) {
       {16, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
       {18, kBellmanConvention, engine::SrsPlacement::streamed, true, 0.45, 0.45},
       {18, kSnarkjsConvention, engine::SrsPlacement::resident, true, 0.45, 0.45},
+      // Batched split passes: 4 partitions a pass at gw 8 (a job's 3 run as a batch of 3 once the
+      // device has run dry), 2 at gw 4; a witness with no tail or no ones within a batch.
+      {10, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8},
+      {14, kSnarkjsConvention, engine::SrsPlacement::streamed, false, 0.3, 0.3, 4},
+      {16, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.0, 0.0, 8},
+      {18, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8},
   };
   for (const Case& c : cases) {
     if (c.lg > max_lg) continue;
@@ -514,6 +521,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     // failure fails the row). Two proofs of the same key: the SRS must be loaded once.
     gpu::CudaBackendConfig cfg;
     cfg.srs = c.srs;
+    cfg.gw = c.gw;
     if (c.tight) {
       const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk), engine::kBls12_381Points);
       cfg.budget = engine::minimum_budget(shape, c.srs);
@@ -523,6 +531,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     engine::EngineConfig ec;
     ec.fallback = engine::Fallback::fail_job;
     ec.max_retries = 0;
+    ec.gw = c.gw;
     engine::Engine eng({&backend}, ec);
     auto key = std::make_shared<const ProvingKey>(pk);
     engine::JobSpec spec;
@@ -531,6 +540,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     spec.seed = seed + 5;
     bool ok = true, equal = true, valid = true;
     std::string placement = "?";
+    int batch = 0;
     for (int round = 0; round < 2; ++round) {
       const engine::JobResult r = eng.submit(spec).wait();
       if (r.status != engine::JobStatus::ok) {
@@ -556,7 +566,10 @@ void prover_rows(int max_lg, uint64_t seed) {
       const bool verified = batch_verify(pk.vk, publics, r.proofs, seed);
       if (!verified) std::printf("  round %d: the proofs do not verify\n", round);
       valid = valid && verified;
-      for (const gpu::ResidentKey& k : backend.resident()) placement = engine::to_string(k.srs);
+      for (const gpu::ResidentKey& k : backend.resident()) {
+        placement = engine::to_string(k.srs);
+        batch = k.split_batch;
+      }
     }
     const double gpu_ms = ms_since(t1);
     const bool loaded_once = backend.key_loads() == 1;
@@ -570,9 +583,11 @@ void prover_rows(int max_lg, uint64_t seed) {
     const bool caught = eng.stats().backends.at(0).forbidden_calls == 1;
     eng.shutdown(engine::Shutdown::drain);
     char what[160];
-    std::snprintf(what, sizeof what, "engine: 2x3 proofs == CPU, verify (%s, %s%s, 0/1 %.2f/%.2f)", conv.c_str(),
-                  placement.c_str(), c.tight ? " min budget" : "", c.zero, c.one);
-    row(what, size, ok && equal && valid, gpu_ms);
+    const std::string batched = batch > 1 ? ", gw " + std::to_string(c.gw) + " batch " + std::to_string(batch) : "";
+    std::snprintf(what, sizeof what, "engine: 2x3 proofs == CPU, verify (%s, %s%s%s, 0/1 %.2f/%.2f)", conv.c_str(),
+                  placement.c_str(), c.tight ? " min budget" : "", batched.c_str(), c.zero, c.one);
+    const bool batched_as_planned = c.gw < 4 || c.srs != engine::SrsPlacement::streamed || batch == (c.gw >= 8 ? 4 : 2);
+    row(what, size, ok && equal && valid && batched_as_planned, gpu_ms);
     row("  key uploaded once, evict frees it, no forbidden call", size, ok && loaded_once && evicted && no_forbidden, 0);
     row("  a deliberate cudaDeviceSynchronize in a phase is counted", size, caught, 0);
   }

@@ -159,7 +159,13 @@ struct PlanRequest {
   // With a resident SRS, spend 2^lg scalars of what the H table left on a root per NTT twist
   // (MemoryPlan::ntt_full_twist) when they fit.
   bool ntt_full_twist = true;
+  // Streamed SRS: partitions that share one pass over the split queries' chunks
+  // (MemoryPlan::split_batch: 4 or 2). 0: as many as the msm slots allow (half of them, at most
+  // kMaxSplitBatch; fewer than 2: none); 1: none; k >= 2: at most k.
+  int split_batch = 0;
 };
+// The most partitions one pass over a streamed SRS serves (MemoryPlan::split_batch).
+inline constexpr int kMaxSplitBatch = 4;
 
 enum class RegionGroup { shared, compute, stage, msm };
 const char* to_string(RegionGroup g);
@@ -203,6 +209,15 @@ struct MemoryPlan {
   // ntt.tables holds a root per twist (gpu::twist_table_lg(lg, true): 2^lg roots, 4 GiB at 2^27), so
   // no NTT pass multiplies two table entries for its twist.
   bool ntt_full_twist = false;
+  // Streamed SRS, batched split MSMs: the L, A, B_G1 and B_G2 chunks cross PCIe once for
+  // split_batch partitions (1: once per partition, packed without their 0-scalar points). Each
+  // chunk of batch_chunk points travels as it is in the host SRS, with every partition's bitmaps
+  // and tail scalars beside it (gpu::BatchChunkLayout, within chunk_buffer_bytes). The prover runs
+  // a batch's four query passes after the H MSMs of the partitions that follow it, one pass (k = 4)
+  // or two (k = 2) after each, so they fill the time the single stage slot is being refilled: a
+  // batch needs 2 · split_batch msm slots (partitions in flight).
+  int split_batch = 1;
+  uint64_t batch_chunk = 0;
   uint64_t arena_bytes = 0;         // what to allocate: the end of the last region
   uint64_t resident_minimum = 0;    // smallest budget with a resident SRS
   uint64_t streamed_minimum = 0;    // smallest budget with a streamed SRS

@@ -46,6 +46,7 @@ struct CudaBackendConfig {
   int gw = 2;           // the engine's workers per GPU: each key's plan provides slots for them
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   bool pinned_staging = true;
+  int split_batch = 0;  // ProverConfig::split_batch: 0 as the plan's msm slots allow, 1 none
   // Test hook, not for production: every Nth partition this backend finishes has its device
   // result corrupted (Prover::finish's corrupt_result); 0: never. The runtime sets it from the
   // debug environment variable PROOFPIPE_DEBUG_CORRUPT_EVERY (docs/ENGINE.md).
@@ -62,6 +63,7 @@ struct ResidentKey {
   engine::SrsPlacement srs = engine::SrsPlacement::resident;
   uint64_t arena_bytes = 0;
   int partitions_in_flight = 0;
+  int split_batch = 1;  // partitions per pass over a streamed SRS (MemoryPlan::split_batch)
 };
 
 template <class E>

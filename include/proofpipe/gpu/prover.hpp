@@ -69,6 +69,12 @@ struct ProverConfig {
   // A resident SRS's spare budget holds a fixed-base table for the H MSM (PlanRequest::h_table).
   // Serving several keys from one GPU's cache, the spare memory may be wanted by the next key.
   bool h_table = true;
+  // Streamed SRS: partitions that share one pass over the split queries' chunks (PlanRequest::
+  // split_batch; 0: as the plan's msm slots allow, 1: none). Batched, compute() queues a partition's
+  // split MSMs and runs a batch's passes after the H MSMs of the partitions that follow it; finish()
+  // of a partition whose batch is not complete waits for the next partitions while one is staged
+  // (at most kBatchWait), then runs its passes with the partitions there are.
+  int split_batch = 0;
   // Where the steady-state runtime calls are counted (a backend shares one counter among the
   // provers of its device); null: the prover's own.
   engine::DeviceCalls* calls = nullptr;
@@ -114,6 +120,10 @@ struct StartupTimes {
   double plan = 0, arena = 0, staging = 0, tables = 0, srs = 0, total = 0;
 };
 
+// The longest finish() holds a partition back for a batch to fill (ProverConfig::split_batch), and
+// how long it waits for a next partition to be staged when none is.
+inline constexpr std::chrono::milliseconds kBatchWait{5000}, kBatchGrace{50};
+
 // E: the curve (groth16/curves.hpp), BLS12-381 or BN254; the kernels, the plan and the phases are
 // the same for both.
 template <class E>
@@ -154,6 +164,7 @@ class ProverOf {
   ProofType finish(Partition& p, GpuTimes* times = nullptr, bool corrupt_result = false);
 
  private:
+  void stage_partition(Partition& p, int stage_slot, int msm_slot);
   void enqueue_compute(Partition& p);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -105,6 +105,36 @@ struct GatherLayout {
   }
 };
 
+// Streamed SRS shared by a batch of partitions (MemoryPlan::split_batch): a chunk of m points of
+// a split query crosses once for the whole batch, as it is in the pinned host SRS (no packing: the
+// union of the batch's non-zero points is most of the chunk), and beside it each partition's side:
+// its 1s and tail bitmap words over the chunk (bits past m cleared) and the chunk's tail scalars in
+// tail order. In the chunk buffer the points start at 0 and side i at sides + i·side_bytes; in the
+// pinned pack buffer the sides alone, side i at i·side_bytes. Within a side: the 1s' words at 0,
+// the tail's words at `other`, the scalars at `scalars` (room for m). Every section 256-byte aligned.
+struct BatchChunkLayout {
+  uint64_t sides = 0, side_bytes = 0, other = 0, scalars = 0, bytes = 0;
+  static constexpr BatchChunkLayout of(uint64_t m, uint64_t k, uint64_t point_bytes) {
+    const auto align = [](uint64_t x) { return (x + ChunkLayout::kAlign - 1) / ChunkLayout::kAlign * ChunkLayout::kAlign; };
+    BatchChunkLayout b;
+    const uint64_t words = align((m + 63) / 64 * 8);
+    b.other = words;
+    b.scalars = 2 * words;
+    b.side_bytes = align(b.scalars + m * ChunkLayout::kScalarBytes);
+    b.sides = align(m * point_bytes);
+    b.bytes = b.sides + k * b.side_bytes;
+    return b;
+  }
+  uint64_t sides_bytes(uint64_t k) const { return k * side_bytes; }
+};
+// Writes one partition's side of chunk [off, off + m) (off a multiple of 64) at `side`: its bitmap
+// words and `tail`, the chunk's tail scalars (their count must be the chunk's tail bits). Returns
+// the tail count. std::invalid_argument for a chunk outside the bitmaps or a tail of another length.
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail, char* side,
+                            const BatchChunkLayout& lay);
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const bn254::Fr> tail,
+                            char* side, const BatchChunkLayout& lay);
+
 // Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
 // packed into `out` at the offsets of ChunkLayout::of(m, sizeof(Affine<C>)): from `out`, the
 // points whose scalar is 1 (point order), then the tail's points (point order); at lay.ones a
@@ -123,7 +153,8 @@ PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::siz
                         std::span<const typename C::Scalar> tail, char* out, const ChunkLayout& lay);
 
 // CPU twins of the prover's kernels: the tail gather (ranks [lo, hi) of the "other" bitmap
-// over `points`), and fixed-base multiplication of `base` by every scalar.
+// over `points`; with z empty the points alone, as a batch's shared chunk gathers them, its
+// scalars already in tail order), and fixed-base multiplication of `base` by every scalar.
 template <class C>
 void tail_gather_twin(std::span<const uint64_t> bitmap, std::size_t lo, std::size_t hi, std::span<const Affine<C>> points,
                       std::span<const typename C::Scalar> z, std::span<const uint32_t> vars,
