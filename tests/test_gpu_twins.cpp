@@ -889,13 +889,21 @@ void batched_chunk_cases(std::size_t n) {
         ASSERT_GE(lay.side_bytes, lay.scalars + cap * sizeof(Fr));
         std::vector<char> sides(lay.sides_bytes(kParts));
         std::vector<Jacobian<C>> got(kParts, Jacobian<C>::infinity());
-        std::vector<std::size_t> first(kParts, 0);
-        for (std::size_t off = 0; off < points; off += cap) {
+        std::vector<std::size_t> first(kParts, 0), next(kParts, 0);
+        // Each partition's own gather area of gcap entries, filled and flushed by its tail pieces.
+        std::vector<std::vector<std::size_t>> counts(kParts);
+        std::vector<std::vector<gpu::TailPiece>> pieces(kParts);
+        std::vector<std::vector<Affine<C>>> area_pts(kParts, std::vector<Affine<C>>(gcap));
+        std::vector<std::vector<Fr>> area_sc(kParts, std::vector<Fr>(gcap));
+        for (std::size_t i = 0; i < kParts; ++i) {
+          counts[i] = gpu::set_bits_per_chunk(parts[i].bits.other, points, cap);
+          pieces[i] = gpu::tail_pieces(counts[i], gcap);
+        }
+        for (std::size_t off = 0, k = 0; off < points; off += cap, ++k) {
           const std::size_t m = std::min(cap, points - off), words = (m + 63) / 64;
           std::fill(sides.begin(), sides.end(), char(0x5a));  // what the pack leaves alone shows up
           for (std::size_t i = 0; i < kParts; ++i) {
-            const std::vector<std::size_t> counts = gpu::set_bits_per_chunk(parts[i].bits.other, points, cap);
-            const std::size_t count = counts[off / cap];
+            const std::size_t count = counts[i][k];
             char* side = sides.data() + i * lay.side_bytes;
             ASSERT_EQ(gpu::pack_batch_side(parts[i].bits, off, m,
                                            std::span<const Fr>(tails[i]).subspan(first[i], count), side, lay),
@@ -905,13 +913,20 @@ void batched_chunk_cases(std::size_t n) {
             const Fr* sc = reinterpret_cast<const Fr*>(side + lay.scalars);
             const std::span<const Affine<C>> chunk_pts(pts.data() + off, m);
             got[i] = got[i] + gpu::batch_add_twin<C>(chunk_pts, ones);
-            for (std::size_t lo = 0; lo < count; lo += gcap) {
+            for (; next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k; ++next[i]) {
+              const gpu::TailPiece& pc = pieces[i][next[i]];
               std::vector<Affine<C>> gp;
               std::vector<Fr> none;
-              gpu::tail_gather_twin<C>(other, lo, lo + gcap, chunk_pts, {}, {}, gp, none);
+              gpu::tail_gather_twin<C>(other, pc.lo, pc.hi, chunk_pts, {}, {}, gp, none);
               ASSERT_TRUE(none.empty());
-              ASSERT_EQ(gp.size(), std::min(gcap, count - lo));
-              got[i] = got[i] + msm_naive<C>(gp, std::span<const Fr>(sc + lo, gp.size()));
+              ASSERT_EQ(gp.size(), pc.hi - pc.lo);
+              std::copy(gp.begin(), gp.end(), area_pts[i].begin() + std::ptrdiff_t(pc.at));
+              std::copy(sc + pc.lo, sc + pc.hi, area_sc[i].begin() + std::ptrdiff_t(pc.at));
+              if (pc.flush) {
+                const std::size_t used = pc.at + gp.size();
+                got[i] = got[i] + msm_naive<C>(std::span<const Affine<C>>(area_pts[i].data(), used),
+                                               std::span<const Fr>(area_sc[i].data(), used));
+              }
             }
             first[i] += count;
           }

@@ -511,7 +511,7 @@ TEST(PlanChoices, StreamedPlansBatchTheSplitPasses) {
         EXPECT_EQ(p.batch_chunk, 0u);
         continue;
       }
-      EXPECT_EQ(p.batch_chunk % 64, 0u);
+      EXPECT_EQ(p.batch_chunk % 64, 0u);  // 2^27: chunks of whole bitmap words
       EXPECT_LE(p.batch_chunk, p.msm_chunk);
       EXPECT_LE(gpu::BatchChunkLayout::of(p.batch_chunk, uint64_t(want), kBls12_381Points.g2_affine).bytes,
                 p.chunk_buffer_bytes);
@@ -538,6 +538,22 @@ TEST(PlanChoices, StreamedPlansBatchTheSplitPasses) {
     two.split_batch = 2;
     EXPECT_EQ(plan_memory(two).split_batch, 2);
   }
+  // A small circuit's pieces are its whole queries (msm_chunk 2^10 - 1, not whole bitmap words):
+  // its batch chunks are the largest power of two whose sides fit, or a whole query when that fits.
+  const CircuitShape small = porep_like_shape(10);
+  const MemoryPlan ps = plan_memory(request_for(small, 1 * kGiB, 8, SrsPlacement::streamed));
+  EXPECT_EQ(ps.split_batch, 4);
+  EXPECT_EQ(ps.batch_chunk, 512u);
+  EXPECT_TRUE(plan_violations(ps).empty());
+  MemoryPlan whole = ps;  // one chunk of a whole query, when the buffer holds it
+  whole.batch_chunk = whole.msm_chunk;
+  whole.chunk_buffer_bytes = 1ull << 30;
+  EXPECT_NE(whole.msm_chunk % 64, 0u);
+  const std::vector<std::string> found = plan_violations(whole);
+  EXPECT_TRUE(std::none_of(found.begin(), found.end(),
+                           [](const std::string& v) { return v.find("batch chunks") != std::string::npos; }));
+  whole.batch_chunk = 100;  // neither whole words nor a whole query
+  EXPECT_FALSE(plan_violations(whole).empty());
   const MemoryPlan resident = plan_memory(request_for(s, 80 * kGiB, 8));
   EXPECT_EQ(resident.srs, SrsPlacement::resident);
   EXPECT_EQ(resident.split_batch, 1);

@@ -207,6 +207,7 @@ struct EngineBenchOptions {
   std::vector<std::string> interlock = {"two"};
   std::string host_mem;             // empty: unlimited
   std::vector<std::string> vram_budget = {"16GiB"};  // "card": the whole GPU
+  bool zip = false;  // the i-th budget with the i-th gw, instead of every combination
   std::size_t witnesses = 0;        // distinct witnesses shared round-robin by the partitions (0: one each)
   std::string sim_latency = "stage=2000,h=4000,msm=6000,finish=1000";
   bool spin = false;

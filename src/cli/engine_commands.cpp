@@ -35,6 +35,8 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
   cmd->add_option("--partitions", o.partitions, "Partitions per proof")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--proofs", o.proofs, "Proofs (jobs) submitted at once")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--gw", o.gw, "Workers per device (several: one run each)")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_flag("--zip", o.zip,
+                "Pair the i-th --vram-budget with the i-th --gw (as many of each) instead of running every combination");
   cmd->add_option("--devices", o.devices, "Simulated devices sharing the queue")->check(CLI::Range(1, 16))->capture_default_str();
   cmd->add_option("--interlock", o.interlock,
                   "two: memory and compute tokens; single: one lock (the old design); several: one run each")
@@ -303,6 +305,10 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
 
 int run_engine_bench(const EngineBenchOptions& o) {
   using namespace pp::engine;
+  if (o.zip && o.gw.size() != o.vram_budget.size())
+    throw std::invalid_argument(fmt::format("engine bench --zip: {} --vram-budget values and {} --gw values (pairs "
+                                            "need as many of each)",
+                                            o.vram_budget.size(), o.gw.size()));
   SyntheticOptions so;
   so.lg_constraints = o.lg;
   so.seed = o.seed;
@@ -354,9 +360,12 @@ int run_engine_bench(const EngineBenchOptions& o) {
   int failed = 0;
   const bool several = o.gw.size() * o.interlock.size() * o.vram_budget.size() * o.check.size() > 1;
   for (const std::string& check : o.check)
-    for (const std::string& budget : o.vram_budget)
+    for (std::size_t b = 0; b < o.vram_budget.size(); ++b)
       for (const std::string& interlock : o.interlock)
-        for (int gw : o.gw) {
+        for (std::size_t g = 0; g < o.gw.size(); ++g) {
+          if (o.zip && g != b) continue;
+          const std::string& budget = o.vram_budget[b];
+          const int gw = o.gw[g];
           const std::string suffix =
               several ? fmt::format("_{}_gw{}_{}_check{}", interlock, gw, budget, check) : std::string();
           failed += run_engine_config(o, gw, interlock, budget, check == "on", suffix, key, witnesses, publics);

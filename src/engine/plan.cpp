@@ -128,8 +128,14 @@ uint64_t batch_chunk_need(const CircuitShape& s, uint64_t m, int k) {
   return std::max(gpu::BatchChunkLayout::of(std::min(m, max_g1(s)), uint64_t(k), s.points.g1_affine).bytes,
                   gpu::BatchChunkLayout::of(std::min(m, s.b_points), uint64_t(k), s.points.g2_affine).bytes);
 }
+// A batch chunk is whole bitmap words, or holds every split query whole (one chunk each).
+uint64_t max_split(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
+bool valid_batch_chunk(const CircuitShape& s, uint64_t m) { return m > 0 && (m % 64 == 0 || m >= max_split(s)); }
 uint64_t batch_chunk_points(const CircuitShape& s, uint64_t msm_chunk, uint64_t buffer, int k) {
-  for (uint64_t m = msm_chunk; m >= 64 && m % 64 == 0; m /= 2)
+  if (valid_batch_chunk(s, msm_chunk) && batch_chunk_need(s, msm_chunk, k) <= buffer) return msm_chunk;
+  uint64_t m = 64;
+  while (2 * m < msm_chunk) m *= 2;  // the largest power of two below msm_chunk
+  for (; m >= 64; m /= 2)
     if (batch_chunk_need(s, m, k) <= buffer) return m;
   return 0;
 }
@@ -700,7 +706,7 @@ std::vector<std::string> plan_violations(const MemoryPlan& p) {
     if (p.srs != SrsPlacement::streamed) fail("batched split MSMs need a streamed SRS");
     if ((p.split_batch != 2 && p.split_batch != 4) || 2 * p.split_batch > p.msm_slots)
       fail(fmt::format("a split batch of {} with {} msm slots", p.split_batch, p.msm_slots));
-    else if (p.batch_chunk < 64 || p.batch_chunk % 64 != 0 || p.batch_chunk > p.msm_chunk)
+    else if (!valid_batch_chunk(s, p.batch_chunk) || p.batch_chunk > p.msm_chunk)
       fail(fmt::format("batch chunks of {} points (msm_chunk {})", p.batch_chunk, p.msm_chunk));
     else if (batch_chunk_need(s, p.batch_chunk, p.split_batch) > p.chunk_buffer_bytes)
       fail(fmt::format("batch chunks of {} points for {} partitions need {} bytes, the chunk buffer has {}", p.batch_chunk,

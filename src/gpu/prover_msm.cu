@@ -357,9 +357,9 @@ char* ProverOf<E>::Impl::stream_batch_chunk(std::size_t k, std::unique_ptr<PackJ
 // One split query for every partition of a batch (qs: one Query each, the same points): each
 // chunk of plan.batch_chunk points crosses once, whole, with each partition's side
 // (BatchChunkLayout); on the device each partition batch-adds its 1s from the shared points and
-// gathers its tail's points by the ranks of its tail bitmap (scalars: its side's, already in tail
-// order) into the gather buffer, whose pieces the MSM takes. A partition's window is the same for
-// all its pieces (they accumulate into its window sums), sized for its tail per chunk.
+// gathers its tail's points, by the ranks of its tail bitmap, and its side's scalars into its own
+// area of the gather buffer (the word ranks at the buffer's front, shared), which the MSM takes
+// whenever the area is full and after the last chunk (tail_pieces, as a lone partition's gather).
 template <class E>
 template <class C>
 void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_ptr<PackState>& keep) {
@@ -376,15 +376,18 @@ void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_
   if (lay.bytes > plan.chunk_buffer_bytes || lay.sides_bytes(parts) > plan.pinned_pack_bytes() / MemoryPlan::kPackBuffers)
     throw GpuError(Status::invalid("GPU prover: a batch of " + std::to_string(parts) + " partitions' chunks of " +
                                    std::to_string(cap) + " points exceed the chunk buffer"));
-  const std::size_t cap_words = (cap + 63) / 64;
+  // The gather buffer: the chunk's word ranks, then one area per partition.
   char* gather = region<char>("compute.gather");
-  const std::size_t gcap = GatherLayout::capacity(region_bytes("compute.gather"), cap_words, sizeof(P), cap);
-  if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point"));
-  const GatherLayout glay = GatherLayout::of(cap_words, gcap, sizeof(P));
+  const std::size_t gather_bytes = region_bytes("compute.gather");
+  const std::size_t rank_bytes = align_up((cap + 63) / 64 * 4);
+  const std::size_t area_bytes = gather_bytes > rank_bytes ? (gather_bytes - rank_bytes) / parts / 256 * 256 : 0;
+  const std::size_t gcap = GatherLayout::capacity(area_bytes, 0, sizeof(P), cap);
+  if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point for a batch"));
+  const GatherLayout glay = GatherLayout::of(0, gcap, sizeof(P));
   uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
-  P* g_points = reinterpret_cast<P*>(gather + glay.points);
   std::vector<int> window(parts);
-  std::vector<std::size_t> first(parts, 0);  // each partition's first tail rank of the chunk
+  std::vector<std::vector<TailPiece>> pieces(parts);
+  std::vector<std::size_t> next(parts, 0), first(parts, 0);  // next piece; the chunk's first tail rank
   for (std::size_t i = 0; i < parts; ++i) {
     const Query<C>& q = qs[i];
     if (q.n != n || q.h_points != qs.front().h_points)
@@ -392,8 +395,9 @@ void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_
     const std::size_t tail = q.in->bits.other_count;
     if (q.in->tail.size() != tail || q.in->tail_counts.size() != chunks || q.in->ones_counts.size() != chunks)
       throw GpuError(Status::invalid("GPU prover: a partition's tail and 1 counts do not match the batch chunks"));
-    window[i] = window_for(std::min(gcap, std::max<std::size_t>(1, (tail + chunks - 1) / chunks)), plan_window<C>());
+    window[i] = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
     *q.shape = MsmShape{tail, window[i]};
+    if (tail > 0) pieces[i] = tail_pieces(q.in->tail_counts, gcap);
   }
   for (std::size_t off = 0, k = 0; off < n; off += cap, ++k) {
     const std::size_t m = std::min(cap, n - off), words = (m + 63) / 64;
@@ -402,19 +406,19 @@ void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_
     job->what = "batch chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
     std::vector<std::size_t> used(parts);
     std::vector<std::pair<std::shared_ptr<SplitInputs<F>>, std::span<const F>>> sides(parts);
+    std::vector<const SplitBits*> bits(parts);
     std::size_t tails = 0;
     for (std::size_t i = 0; i < parts; ++i) {
       const std::size_t count = qs[i].in->tail_counts[k];
       used[i] = lay.scalars + count * sizeof(F);
       sides[i] = {qs[i].inputs, std::span<const F>(qs[i].in->tail.data() + first[i], count)};
+      bits[i] = &qs[i].in->bits;
       tails += count;
       job->bytes += used[i];
       // Each partition's share of the points' bytes (the first takes the remainder).
       qs[i].inputs->srs_bytes += m * sizeof(P) / parts + (i == 0 ? m * sizeof(P) % parts : 0);
     }
     job->want = PackedCounts{0, tails};
-    std::vector<const SplitBits*> bits(parts);
-    for (std::size_t i = 0; i < parts; ++i) bits[i] = &qs[i].in->bits;
     job->pack = [sides, bits, off, m, lay](char* out) {
       std::size_t got = 0;
       for (std::size_t i = 0; i < sides.size(); ++i)
@@ -430,25 +434,32 @@ void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_
       const uint64_t* ones = reinterpret_cast<const uint64_t*>(side);
       const uint64_t* other = reinterpret_cast<const uint64_t*>(side + lay.other);
       const F* sc = reinterpret_cast<const F*>(side + lay.scalars);
+      char* area = gather + rank_bytes + i * area_bytes;
+      P* g_points = reinterpret_cast<P*>(area + glay.points);
+      F* g_scalars = reinterpret_cast<F*>(area + glay.scalars);
       if (q.in->ones_counts[k] > 0)
         check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
-      const std::size_t tail = q.in->tail_counts[k];
-      if (tail > 0) {
-        tail_ranks(other, words, rank, ws, ws_bytes);
-        for (std::size_t lo = 0; lo < tail; lo += gcap) {
-          const std::size_t take = std::min(gcap, tail - lo);
-          device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, lo, lo + take, pts,
-                         static_cast<const F*>(nullptr), static_cast<const uint32_t*>(nullptr), g_points,
-                         static_cast<F*>(nullptr));
+      if (next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k) tail_ranks(other, words, rank, ws, ws_bytes);
+      for (; next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k; ++next[i]) {
+        const TailPiece& pc = pieces[i][next[i]];
+        const std::size_t take = pc.hi - pc.lo;
+        device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, pc.lo, pc.hi, pts,
+                       static_cast<const F*>(nullptr), static_cast<const uint32_t*>(nullptr), g_points + pc.at,
+                       static_cast<F*>(nullptr));
+        check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(F), cudaMemcpyDeviceToDevice, compute),
+              "GPU prover: tail scalars gather");
+        if (pc.flush) {
           MsmShape sh;
-          check(make_msm_shape(take, window[i], &sh));
-          check(msm<C>(g_points, sc + lo, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
+          check(make_msm_shape(pc.at + take, window[i], &sh));
+          check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
         }
       }
-      first[i] += tail;
+      first[i] += q.in->tail_counts[k];
     }
     chunk_done(k);
   }
+  for (std::size_t i = 0; i < parts; ++i)
+    if (next[i] != pieces[i].size()) throw GpuError(Status::invalid("GPU prover: a batch's tail pieces were left over"));
 }
 
 // This file's members of both curves' provers' Impl, as prover.cu calls them.
