@@ -116,19 +116,25 @@ uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
                    need(s.b_points, s.points.g1_affine), need(s.b_points, s.points.g2_affine)});
 }
 
+// The larger of a chunk layout's bytes for chunks of up to m points of the G1 queries and of B_G2:
+// bytes(points, point_bytes) is the layout's size for a chunk of `points`.
+template <class Bytes>
+uint64_t largest_chunk(const CircuitShape& s, uint64_t m, Bytes bytes) {
+  return std::max(bytes(std::min(m, max_g1(s)), s.points.g1_affine), bytes(std::min(m, s.b_points), s.points.g2_affine));
+}
 // A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).
 uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
-  return std::max(gpu::ChunkLayout::of(std::min(ch.chunk, max_g1(s)), s.points.g1_affine).bytes,
-                  gpu::ChunkLayout::of(std::min(ch.chunk, s.b_points), s.points.g2_affine).bytes);
+  return largest_chunk(s, ch.chunk, [](uint64_t m, uint64_t pb) { return gpu::ChunkLayout::of(m, pb).bytes; });
 }
-
-// Batched split MSMs: the largest chunk (msm_chunk halved, whole bitmap words) whose shared points
-// and k partitions' sides fit a chunk buffer of `buffer` bytes, for every split query; 0: none.
+// Batched split MSMs: the largest BatchChunkLayout of k partitions for chunks of up to m points.
 uint64_t batch_chunk_need(const CircuitShape& s, uint64_t m, int k) {
-  return std::max(gpu::BatchChunkLayout::of(std::min(m, max_g1(s)), uint64_t(k), s.points.g1_affine).bytes,
-                  gpu::BatchChunkLayout::of(std::min(m, s.b_points), uint64_t(k), s.points.g2_affine).bytes);
+  return largest_chunk(s, m, [k](uint64_t points, uint64_t pb) {
+    return gpu::BatchChunkLayout::of(points, uint64_t(k), pb).bytes;
+  });
 }
-// A batch chunk is whole bitmap words, or holds every split query whole (one chunk each).
+// A batch chunk is whole bitmap words, or holds every split query whole (one chunk each). The
+// batch chunk: the largest (msm_chunk itself, else a power of two below it) whose shared points and
+// k partitions' sides fit a chunk buffer of `buffer` bytes, for every split query; 0: none.
 uint64_t max_split(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
 bool valid_batch_chunk(const CircuitShape& s, uint64_t m) { return m > 0 && (m % 64 == 0 || m >= max_split(s)); }
 uint64_t batch_chunk_points(const CircuitShape& s, uint64_t msm_chunk, uint64_t buffer, int k) {
