@@ -389,6 +389,49 @@ TEST(Engine, HostBudgetIsNeverExceededAndJobsWait) {
   EXPECT_NE(r.error.find("above the whole budget"), std::string::npos) << r.error;
 }
 
+// Holdings (a GPU prover's pinned buffers, a streamed key's host copy) are charged at once and
+// shrink the room partitions have: with one partition's room left, partitions run one at a time;
+// a holding that alone would pass the budget is refused; a partition that can never fit beside
+// the holdings fails with a clear error instead of waiting forever; and released holdings give
+// the room back.
+TEST(Engine, HostBudgetHoldingsShrinkThePartitionsRoom) {
+  const uint64_t one = witness_bytes((*circuit().witnesses)[0]);
+  auto budget = std::make_shared<HostBudget>(4 * one);
+  budget->hold(2 * one + one / 2, "a test holding");
+  EXPECT_EQ(budget->held(), 2 * one + one / 2);
+  EXPECT_THROW(budget->hold(2 * one, "a second holding"), HostBudgetError);  // 4.5 > 4: refused, nothing charged
+  EXPECT_EQ(budget->held(), 2 * one + one / 2);
+  {
+    SimConfig sc = small_sim();
+    sc.latency.h_us = 1000;
+    SimBackend sim(sc);
+    EngineConfig ec;
+    ec.gw = 4;
+    ec.shared_host_budget = budget;  // room for one partition beside the holding
+    Engine engine({&sim}, ec);
+    const JobResult r = engine.submit(job_of(3, 90)).wait();
+    expect_cpu_equal_and_valid(r, 3, 90);
+    const EngineStats st = engine.stats();
+    EXPECT_EQ(st.host_peak_bytes, 2 * one + one / 2 + one);  // never two partitions at once
+    EXPECT_EQ(st.host_held_bytes, 2 * one + one / 2);
+  }
+  budget->hold(one, "a second holding");  // 3.5 of 4: a partition never fits beside it
+  {
+    SimBackend sim(small_sim("sim1"));
+    EngineConfig ec;
+    ec.shared_host_budget = budget;
+    Engine engine({&sim}, ec);
+    const JobResult r = engine.submit(job_of(1, 91)).wait();
+    EXPECT_EQ(r.status, JobStatus::failed);
+    EXPECT_NE(r.error.find("held for proving"), std::string::npos) << r.error;
+    EXPECT_THROW(std::rethrow_exception(r.partitions.at(0).exception), HostBudgetError);
+    budget->unhold(one);  // the room comes back
+    expect_cpu_equal_and_valid(engine.submit(job_of(1, 92)).wait(), 1, 92);
+  }
+  budget->unhold(2 * one + one / 2);
+  EXPECT_EQ(budget->held(), 0u);
+}
+
 TEST(Engine, SeveralDevicesShareOneQueue) {
   std::vector<std::unique_ptr<SimBackend>> sims;
   std::vector<Backend*> backends;

@@ -131,7 +131,7 @@ typedef struct pp_engine_stats {
   uint32_t gpus;      /* GPUs the engine proves on (0: CPU only) */
   uint64_t key_loads; /* SRS uploads to a GPU (a key proved many times on one GPU counts once) */
   uint64_t key_evictions;          /* device copies dropped (pp_key_evict, key release, making room) */
-  uint64_t host_peak_bytes;        /* peak host memory charged to partitions in flight */
+  uint64_t host_peak_bytes;        /* peak host memory charged: partitions in flight and GPU provers' holdings */
   uint64_t forbidden_device_calls; /* allocations, frees, memory queries or device-wide syncs on the
                                       proving path since start-up: 0 unless something is wrong */
   double ms_gpu_upload;            /* time the GPUs' copy engines spent uploading witnesses */

@@ -95,10 +95,18 @@ std::vector<PartitionResultOf<E>> JobHandleOf<E>::partitions() const {
 void HostBudget::acquire(uint64_t bytes) {
   std::unique_lock lock(mu_);
   const uint64_t ticket = next_ticket_++;
-  cv_.wait(lock, [&] { return serving_ == ticket && (limit_ == 0 || used_ + bytes <= limit_); });
-  used_ += bytes;
-  peak_ = std::max(peak_, used_);
+  const auto fits = [&] { return limit_ == 0 || held_ + used_ + bytes <= limit_; };
+  // In turn, until the bytes fit, or until no partition holds any (then nothing will make room).
+  cv_.wait(lock, [&] { return serving_ == ticket && (fits() || used_ == 0); });
   ++serving_;
+  if (!fits()) {
+    cv_.notify_all();  // the next in turn goes on
+    throw HostBudgetError(fmt::format("{} of host memory for a partition, beside {} held for proving (pinned buffers, "
+                                      "streamed keys' host copies), is above the host budget of {}",
+                                      format_bytes(bytes), format_bytes(held_), format_bytes(limit_)));
+  }
+  used_ += bytes;
+  peak_ = std::max(peak_, held_ + used_);
   cv_.notify_all();  // the next ticket may fit too
 }
 
@@ -110,6 +118,29 @@ void HostBudget::release(uint64_t bytes) {
   cv_.notify_all();
 }
 
+void HostBudget::hold(uint64_t bytes, const std::string& what) {
+  std::lock_guard lock(mu_);
+  if (limit_ != 0 && held_ + bytes > limit_)
+    throw HostBudgetError(fmt::format("{} needs {} of host memory held while it lives, beside {} already held: above "
+                                      "the host budget of {}",
+                                      what, format_bytes(bytes), format_bytes(held_), format_bytes(limit_)));
+  held_ += bytes;
+  peak_ = std::max(peak_, held_ + used_);
+}
+
+void HostBudget::unhold(uint64_t bytes) {
+  {
+    std::lock_guard lock(mu_);
+    held_ -= bytes;
+  }
+  cv_.notify_all();
+}
+
+uint64_t HostBudget::held() const {
+  std::lock_guard lock(mu_);
+  return held_;
+}
+
 uint64_t HostBudget::peak() const {
   std::lock_guard lock(mu_);
   return peak_;
@@ -117,8 +148,8 @@ uint64_t HostBudget::peak() const {
 
 std::string HostBudget::describe() const {
   std::lock_guard lock(mu_);
-  return fmt::format("host budget: {} of {} bytes in use, {} waiting", used_, limit_ ? std::to_string(limit_) : "unlimited",
-                     next_ticket_ - serving_);
+  return fmt::format("host budget: {} of {} bytes in use by partitions, {} held, {} waiting", used_,
+                     limit_ ? std::to_string(limit_) : "unlimited", held_, next_ticket_ - serving_);
 }
 
 namespace {
@@ -523,9 +554,14 @@ struct EngineOf<E>::Impl {
       result.exception = std::make_exception_ptr(HostBudgetError(result.error));
       return end_partition(job, p, std::move(result));
     }
-    {
+    try {
       Span s(*this, b, w, "wait-host", task);
       budget.acquire(task.host_bytes);  // order 1
+    } catch (const HostBudgetError& e) {  // beside the holdings (pinned buffers, keys' host copies) it never fits
+      result.status = JobStatus::failed;
+      result.error = fmt::format("partition {}: {}", task.partition, e.what());
+      result.exception = std::make_exception_ptr(HostBudgetError(result.error));
+      return end_partition(job, p, std::move(result));
     }
     struct BudgetHold {
       HostBudget& b;
@@ -858,6 +894,7 @@ EngineStats EngineOf<E>::stats() const {
   s.partitions_cancelled = e.cancelled.load();
   s.cpu_fallbacks = e.cpu.load();
   s.host_peak_bytes = e.budget.peak();
+  s.host_held_bytes = e.budget.held();
   s.proofs_checked = e.checked.load();
   s.proofs_rejected = e.rejected.load();
   s.cpu_proofs_rejected = e.cpu_rejected.load();

@@ -160,12 +160,13 @@ std::string metrics_text(const DaemonMetrics& m) {
   t.sample("proofpipe_verify_ms_total", s.ms_verify);
   per_gpu("proofpipe_device_resident_keys", "Keys with a copy on each GPU", "gauge",
           [](const pp_gpu_info& g) { return g.resident_keys; });
-  t.family("proofpipe_host_budget_bytes", "Host memory partitions in flight may use (--host-budget; 0: unlimited)",
-           "gauge");
+  t.family("proofpipe_host_budget_bytes",
+           "Host memory partitions in flight and the GPU provers' holdings may use (--host-budget; 0: unlimited)", "gauge");
   t.sample("proofpipe_host_budget_bytes", double(m.host_budget_bytes));
   t.family("proofpipe_host_rss_bytes", "Resident set size of the daemon process", "gauge");
   t.sample("proofpipe_host_rss_bytes", double(m.rss_bytes));
-  t.family("proofpipe_host_peak_bytes", "Peak host memory charged to partitions in flight", "gauge");
+  t.family("proofpipe_host_peak_bytes",
+           "Peak host memory charged to the host budget: partitions in flight and the GPU provers' holdings", "gauge");
   t.sample("proofpipe_host_peak_bytes", double(s.host_peak_bytes));
   t.family("proofpipe_uptime_seconds", "Seconds since the daemon started", "gauge");
   t.sample("proofpipe_uptime_seconds", m.uptime_s);

@@ -42,33 +42,9 @@
 #include <vector>
 
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/host_budget.hpp"
 
 namespace pp::engine {
-
-// A partition that needs more host memory than the whole host budget (it could never start).
-class HostBudgetError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A host-memory budget in bytes, FIFO: partitions acquire their bytes in the order they asked,
-// so that a large one is served in its turn. An engine makes its own from host_mem_bytes;
-// engines that must share one (a runtime's two curves) are given the same one.
-class HostBudget {
- public:
-  explicit HostBudget(uint64_t limit) : limit_(limit) {}  // 0: unlimited
-  uint64_t limit() const { return limit_; }
-  void acquire(uint64_t bytes);
-  void release(uint64_t bytes);
-  uint64_t peak() const;
-  std::string describe() const;
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  const uint64_t limit_;
-  uint64_t used_ = 0, peak_ = 0, next_ticket_ = 0, serving_ = 0;
-};
 
 enum class Interlock { single, two };
 enum class Fallback { cpu, fail_job };
@@ -209,7 +185,8 @@ struct EngineStats {
   uint64_t proofs_checked = 0, proofs_rejected = 0;  // every backend's and the CPU fallback's
   uint64_t cpu_proofs_rejected = 0;                  // of the rejected, CPU fallback proofs
   double check_ms = 0;                                 // time spent verifying them (all workers)
-  uint64_t host_peak_bytes = 0;   // peak of the host budget in use
+  uint64_t host_peak_bytes = 0;   // peak of the host budget in use (partitions and holdings)
+  uint64_t host_held_bytes = 0;   // held now outside partitions: GPU provers' pinned buffers, streamed keys' host copies
   std::vector<BackendStats> backends;
   double gpu_busy() const;        // mean over backends
 };
