@@ -854,7 +854,8 @@ TEST(StreamedTail, G2) { streamed_tail_cases<G2Curve>(200); }
 
 // Batched split MSMs (MemoryPlan::split_batch): k partitions, each with its own assignment, share
 // one pass over a query's points. Per chunk, as the prover does it: the shared points as they are,
-// each partition's side packed (pack_batch_side) into the batch layout; then per partition the
+// each partition's side packed (pack_batch_side, its tail scalars read in place from z; they must
+// be tail_scalars's slice for the chunk) into the batch layout; then per partition the
 // batch addition over the side's 1s bitmap and the shared points, and its tail gathered by its tail
 // bitmap from the shared points (tail_gather_twin without z: points only) beside the side's
 // scalars, in pieces of the gather buffer. Summed over the chunks, each partition's sums must be its
@@ -905,12 +906,13 @@ void batched_chunk_cases(std::size_t n) {
           for (std::size_t i = 0; i < kParts; ++i) {
             const std::size_t count = counts[i][k];
             char* side = sides.data() + i * lay.side_bytes;
-            ASSERT_EQ(gpu::pack_batch_side(parts[i].bits, off, m,
-                                           std::span<const Fr>(tails[i]).subspan(first[i], count), side, lay),
-                      count);
+            const TailCase<C>& t = parts[i];
+            const gpu::QueryScalars<Fr> z{t.input(), t.aux(), t.map(), t.offset};
+            ASSERT_EQ(gpu::pack_batch_side(t.bits, off, m, z, side, lay), count);
             const std::span<const uint64_t> ones(reinterpret_cast<const uint64_t*>(side), words);
             const std::span<const uint64_t> other(reinterpret_cast<const uint64_t*>(side + lay.other), words);
             const Fr* sc = reinterpret_cast<const Fr*>(side + lay.scalars);
+            for (std::size_t j = 0; j < count; ++j) ASSERT_TRUE(sc[j] == tails[i][first[i] + j]) << "tail scalar " << j;
             const std::span<const Affine<C>> chunk_pts(pts.data() + off, m);
             got[i] = got[i] + gpu::batch_add_twin<C>(chunk_pts, ones);
             for (; next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k; ++next[i]) {
@@ -937,18 +939,26 @@ void batched_chunk_cases(std::size_t n) {
         }
       }
   }
-  // A chunk off a bitmap word, past the bitmaps, or with a tail of another length; a layout too small.
+  // A chunk off a bitmap word or past the bitmaps; points past z (L) or mapped past it (A, B); a
+  // layout too small.
   const TailCase<C> t = tail_case<C>(200, kSeed + 48, 3, 1, false, 0);
   const std::vector<Fr> tail = gpu::tail_scalars(t.bits, t.input(), t.aux(), {}, 0);
+  const gpu::QueryScalars<Fr> z{t.input(), t.aux(), {}, 0};
   const gpu::BatchChunkLayout lay = gpu::BatchChunkLayout::of(256, 1, sizeof(Affine<C>));
   std::vector<char> buf(lay.side_bytes);
-  EXPECT_THROW(gpu::pack_batch_side(t.bits, 32, 64, std::span<const Fr>(), buf.data(), lay), std::invalid_argument);
-  EXPECT_THROW(gpu::pack_batch_side(t.bits, 192, 128, std::span<const Fr>(), buf.data(), lay), std::invalid_argument);
-  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, std::span<const Fr>(tail).first(tail.size() - 1), buf.data(), lay),
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 32, 64, z, buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 192, 128, z, buf.data(), lay), std::invalid_argument);
+  const gpu::QueryScalars<Fr> short_z{t.input(), t.aux().first(t.points - 10), {}, 0};
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, short_z, buf.data(), lay), std::invalid_argument);
+  std::vector<uint32_t> far(t.points, 0);
+  far[t.points - 1] = uint32_t(t.z.size());
+  const gpu::QueryScalars<Fr> far_z{t.input(), t.aux(), far, 0};
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, far_z, buf.data(), lay), std::invalid_argument);
+  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, z, buf.data(), gpu::BatchChunkLayout::of(64, 1, 96)),
                std::invalid_argument);
-  EXPECT_THROW(gpu::pack_batch_side(t.bits, 0, t.points, tail, buf.data(), gpu::BatchChunkLayout::of(64, 1, 96)),
-               std::invalid_argument);
-  EXPECT_EQ(gpu::pack_batch_side(t.bits, 0, t.points, tail, buf.data(), lay), tail.size());
+  EXPECT_EQ(gpu::pack_batch_side(t.bits, 0, t.points, z, buf.data(), lay), tail.size());
+  const Fr* packed = reinterpret_cast<const Fr*>(buf.data() + lay.scalars);
+  for (std::size_t j = 0; j < tail.size(); ++j) EXPECT_TRUE(packed[j] == tail[j]) << "tail scalar " << j;
   // Bits past the chunk's points are cleared: 200 points end inside the fourth word.
   const uint64_t* other = reinterpret_cast<const uint64_t*>(buf.data() + lay.other);
   EXPECT_EQ(other[3] >> 8, 0u);

@@ -493,6 +493,28 @@ TEST(PlanChoices, Lg27At16GiBIsStreamed) {
   EXPECT_EQ(p80.msm_slots, 2);
 }
 
+// What a prover of a plan holds on the host while it lives (charged to a host budget), by hand:
+// streamed at 16 GiB, one stage slot's pinned a and b (2 · 2^27 scalars), two pack buffers of a
+// chunk buffer each, and the 45 GiB SRS host copy the chunks come from; resident at 80 GiB, each
+// stage slot's a, b and z, and no SRS copy.
+TEST(PlanChoices, HostHoldingsByHand) {
+  const CircuitShape s = porep_like_shape(27);
+  const MemoryPlan streamed = plan_memory(request_for(s, 16 * kGiB, 2));
+  ASSERT_EQ(streamed.srs, SrsPlacement::streamed);
+  ASSERT_EQ(streamed.stage_slots, 1);
+  EXPECT_EQ(streamed.pinned_staging_bytes(), 2 * s.domain() * kScalarBytes);  // 8 GiB
+  EXPECT_EQ(streamed.held_host_bytes(true),
+            8 * kGiB + 2 * streamed.chunk_buffer_bytes + s.srs_bytes());
+  EXPECT_EQ(streamed.held_host_bytes(false), 2 * streamed.chunk_buffer_bytes + s.srs_bytes());
+  const MemoryPlan resident = plan_memory(request_for(s, 80 * kGiB, 2));
+  ASSERT_EQ(resident.srs, SrsPlacement::resident);
+  EXPECT_EQ(resident.pinned_pack_bytes(), 0u);
+  EXPECT_EQ(resident.held_host_bytes(true),
+            uint64_t(resident.stage_slots) * (2 * s.domain() + s.num_variables()) * kScalarBytes);
+  EXPECT_EQ(resident.held_host_bytes(false), 0u);
+  EXPECT_NE(streamed.describe().find("charged to a host budget"), std::string::npos);
+}
+
 // Issue 45: a streamed plan lets 4 (or 2) partitions share one pass over the split queries'
 // chunks when the msm slots carry twice as many partitions in flight, with chunks whose shared
 // points and every partition's side fit the chunk buffer; resident plans, gw 2, and a request

@@ -36,13 +36,16 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
   cmd->add_option("--proofs", o.proofs, "Proofs (jobs) submitted at once")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--gw", o.gw, "Workers per device (several: one run each)")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_flag("--zip", o.zip,
-                "Pair the i-th --vram-budget with the i-th --gw (as many of each) instead of running every combination");
+                "Pair the i-th --vram-budget with the i-th --gw (as many of each; and with the i-th --batch-passes when "
+                "there are as many) instead of running every combination");
   cmd->add_option("--devices", o.devices, "Simulated devices sharing the queue")->check(CLI::Range(1, 16))->capture_default_str();
   cmd->add_option("--interlock", o.interlock,
                   "two: memory and compute tokens; single: one lock (the old design); several: one run each")
       ->check(CLI::IsMember({"single", "two"}))
       ->capture_default_str();
-  cmd->add_option("--host-mem", o.host_mem, "Host memory budget for partitions in flight, e.g. 8GiB (default: unlimited)");
+  cmd->add_option("--host-budget,--host-mem", o.host_mem,
+                  "Host memory budget for partitions in flight and the GPU provers' holdings (pinned buffers, a "
+                  "streamed key's host copy), e.g. 64GiB (default: unlimited)");
   cmd->add_option("--vram-budget", o.vram_budget, "Arena budget of each device (planner), e.g. 16GiB, or card")
       ->capture_default_str();
 
@@ -63,6 +66,11 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
   cmd->add_option("--corrupt-every", o.corrupt_every,
                   "Test hook: corrupt every Nth device result (cuda: a flipped bit in the L sum read back; sim: "
                   "probability 1/N), to show the check catches it (0: none)");
+  cmd->add_option("--batch-passes", o.batch_passes,
+                  "cuda, batched split passes: thread (the prover's pass thread) or inline (compute() enqueues "
+                  "them, the first design; an ablation); several: one run each")
+      ->check(CLI::IsMember({"thread", "inline"}))
+      ->capture_default_str();
   cmd->add_option("--witnesses", o.witnesses,
                   "Distinct witnesses, shared (not copied) round-robin by the partitions; 0: one per partition")
       ->capture_default_str();
@@ -144,17 +152,20 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 
 // One engine run (one gw, interlock and budget) over `proofs` jobs of the shared key and witnesses.
 int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& interlock, const std::string& budget,
-                      bool check,
+                      bool check, const std::string& batch_passes,
                       const std::string& suffix, const std::shared_ptr<const ProvingKey>& key,
                       const std::vector<std::shared_ptr<const Witness>>& witnesses,
                       const std::vector<std::vector<Fr>>& publics) {
   using namespace pp::engine;
   const bool cuda = o.backend == "cuda";
-  fmt::print("--- gw {}, interlock {}, budget {}, check {}\n", gw, interlock, budget, check ? "on" : "off");
+  fmt::print("--- gw {}, interlock {}, budget {}, check {}, batch passes {}\n", gw, interlock, budget, check ? "on" : "off",
+             batch_passes);
   const double setup_peak = peak_rss_mib();
   const bool peak_reset = reset_peak_rss();
   std::vector<std::unique_ptr<SimBackend>> sims;
   std::vector<Backend*> backends;
+  // One budget for the engine's partitions and the GPU provers' holdings.
+  const auto host_budget = std::make_shared<HostBudget>(o.host_mem.empty() ? 0 : parse_byte_size(o.host_mem));
 #if PROOFPIPE_HAS_CUDA
   std::vector<std::unique_ptr<gpu::CudaBackend>> gpus;
   if (cuda) {
@@ -164,6 +175,8 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       c.gw = gw;
       c.budget = parse_budget(budget);
       c.debug_corrupt_every = o.corrupt_every;
+      c.pass_thread = batch_passes == "thread";
+      c.host_budget = host_budget;
       gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
       std::string why;
       if (!gpus.back()->preload(key, witnesses[0]->densities, &why)) throw std::runtime_error(why);
@@ -196,7 +209,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   EngineConfig ec;
   ec.gw = gw;
   ec.interlock = interlock == "single" ? Interlock::single : Interlock::two;
-  ec.host_mem_bytes = o.host_mem.empty() ? 0 : parse_byte_size(o.host_mem);
+  ec.shared_host_budget = host_budget;
   ec.check_proofs = check;
   Engine engine(backends, ec);
   std::vector<JobHandle> jobs;
@@ -239,11 +252,13 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   // PCIe traffic for the key: its uploads (or pinnings, streamed) and the SRS points streamed per
   // proof (0 when resident), summed over the GPUs.
   uint64_t key_loads = 0, srs_bytes = 0;
+  int split_batch = 1;  // partitions per pass over a streamed SRS (the first GPU's plan)
 #if PROOFPIPE_HAS_CUDA
   for (const auto& g : gpus) {
     key_loads += g->key_loads();
     srs_bytes += g->totals().srs_bytes;
   }
+  if (!gpus.empty() && !gpus[0]->resident().empty()) split_batch = gpus[0]->resident()[0].split_batch;
 #endif
   const double srs_gib_per_proof = double(srs_bytes) / double(1ull << 30) / o.proofs;
   fmt::print("{:.4f} s/proof ({} proofs in {:.3f} s), GPU busy {:.1f} %, peak host RSS {:.1f} MiB {} (set-up before "
@@ -252,11 +267,13 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   // The same in the anchors' key=value shape (docs/PERF.md divides these lines).
   fmt::print("proofpipe op=engine lg={} partitions={} budget={} backend={} devices={} gw={} interlock={} proofs={} "
              "s_per_proof={:.4f} gpu_busy={:.4f} peak_rss_gib={:.2f} peak_rss_scope={} setup_peak_rss_gib={:.2f} "
-             "key={} host_budget={} srs_gib_per_proof={:.3f} key_loads={}\n",
+             "key={} host_budget={} host_held_gib={:.2f} host_charged_peak_gib={:.2f} srs_gib_per_proof={:.3f} "
+             "key_loads={} split_batch={} batch_passes={}\n",
              o.lg, witnesses.size(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
              st.gpu_busy(), peak / 1024.0, peak_reset ? "run" : "process", setup_peak / 1024.0,
              o.key_cache.empty() ? "memory" : "mapped", o.host_mem.empty() ? "unlimited" : o.host_mem,
-             srs_gib_per_proof, key_loads);
+             double(st.host_held_bytes) / double(1ull << 30), double(st.host_peak_bytes) / double(1ull << 30),
+             srs_gib_per_proof, key_loads, split_batch, split_batch > 1 ? batch_passes : "none");
   fmt::print("proofpipe op=engine-check lg={} partitions={} proofs={} check={} s_per_proof={:.4f} proofs_checked={} "
              "proofs_rejected={} check_ms_per_partition={:.3f}\n",
              o.lg, witnesses.size(), o.proofs, check ? "on" : "off", wall / o.proofs, st.proofs_checked,
@@ -305,6 +322,10 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
 
 int run_engine_bench(const EngineBenchOptions& o) {
   using namespace pp::engine;
+  if (o.zip && o.batch_passes.size() != 1 && o.batch_passes.size() != o.vram_budget.size())
+    throw std::invalid_argument(fmt::format("engine bench --zip: {} --batch-passes values for {} --vram-budget values "
+                                            "(one for all, or one each)",
+                                            o.batch_passes.size(), o.vram_budget.size()));
   if (o.zip && o.gw.size() != o.vram_budget.size())
     throw std::invalid_argument(fmt::format("engine bench --zip: {} --vram-budget values and {} --gw values (pairs "
                                             "need as many of each)",
@@ -358,18 +379,23 @@ int run_engine_bench(const EngineBenchOptions& o) {
   }
 
   int failed = 0;
-  const bool several = o.gw.size() * o.interlock.size() * o.vram_budget.size() * o.check.size() > 1;
+  const bool several =
+      o.gw.size() * o.interlock.size() * o.vram_budget.size() * o.check.size() * o.batch_passes.size() > 1;
+  const bool zip_passes = o.zip && o.batch_passes.size() == o.vram_budget.size() && o.batch_passes.size() > 1;
   for (const std::string& check : o.check)
     for (std::size_t b = 0; b < o.vram_budget.size(); ++b)
       for (const std::string& interlock : o.interlock)
-        for (std::size_t g = 0; g < o.gw.size(); ++g) {
-          if (o.zip && g != b) continue;
-          const std::string& budget = o.vram_budget[b];
-          const int gw = o.gw[g];
-          const std::string suffix =
-              several ? fmt::format("_{}_gw{}_{}_check{}", interlock, gw, budget, check) : std::string();
-          failed += run_engine_config(o, gw, interlock, budget, check == "on", suffix, key, witnesses, publics);
-        }
+        for (std::size_t g = 0; g < o.gw.size(); ++g)
+          for (std::size_t m = 0; m < o.batch_passes.size(); ++m) {
+            if (o.zip && g != b) continue;
+            if (zip_passes && m != b) continue;
+            const std::string& budget = o.vram_budget[b];
+            const int gw = o.gw[g];
+            const std::string& passes = o.batch_passes[m];
+            const std::string suffix =
+                several ? fmt::format("_{}_gw{}_{}_check{}_{}", interlock, gw, budget, check, passes) : std::string();
+            failed += run_engine_config(o, gw, interlock, budget, check == "on", passes, suffix, key, witnesses, publics);
+          }
   if (failed) return 1;
   fmt::print("all proofs verified\n");
   return 0;

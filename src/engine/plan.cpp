@@ -116,26 +116,28 @@ uint64_t gather_need(const CircuitShape& s, const Choice& ch) {
                    need(s.b_points, s.points.g1_affine), need(s.b_points, s.points.g2_affine)});
 }
 
-// The larger of a chunk layout's bytes for chunks of up to m points of the G1 queries and of B_G2:
-// bytes(points, point_bytes) is the layout's size for a chunk of `points`.
+// The larger of a chunk layout's bytes for chunks of up to m points of the G1 queries that use it
+// (up to g1_points points) and of B_G2: bytes(points, point_bytes) is the layout's size for a
+// chunk of `points`.
 template <class Bytes>
-uint64_t largest_chunk(const CircuitShape& s, uint64_t m, Bytes bytes) {
-  return std::max(bytes(std::min(m, max_g1(s)), s.points.g1_affine), bytes(std::min(m, s.b_points), s.points.g2_affine));
+uint64_t largest_chunk(const CircuitShape& s, uint64_t m, uint64_t g1_points, Bytes bytes) {
+  return std::max(bytes(std::min(m, g1_points), s.points.g1_affine), bytes(std::min(m, s.b_points), s.points.g2_affine));
 }
+// The largest split query (L, A, B): what a batch pass reads (H is not batched).
+uint64_t max_split(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
 // A streamed SRS chunk buffer: the largest ChunkLayout of a piece (H chunks hold points only).
 uint64_t chunk_buffer_need(const CircuitShape& s, const Choice& ch) {
-  return largest_chunk(s, ch.chunk, [](uint64_t m, uint64_t pb) { return gpu::ChunkLayout::of(m, pb).bytes; });
+  return largest_chunk(s, ch.chunk, max_g1(s), [](uint64_t m, uint64_t pb) { return gpu::ChunkLayout::of(m, pb).bytes; });
 }
 // Batched split MSMs: the largest BatchChunkLayout of k partitions for chunks of up to m points.
 uint64_t batch_chunk_need(const CircuitShape& s, uint64_t m, int k) {
-  return largest_chunk(s, m, [k](uint64_t points, uint64_t pb) {
+  return largest_chunk(s, m, max_split(s), [k](uint64_t points, uint64_t pb) {
     return gpu::BatchChunkLayout::of(points, uint64_t(k), pb).bytes;
   });
 }
 // A batch chunk is whole bitmap words, or holds every split query whole (one chunk each). The
 // batch chunk: the largest (msm_chunk itself, else a power of two below it) whose shared points and
 // k partitions' sides fit a chunk buffer of `buffer` bytes, for every split query; 0: none.
-uint64_t max_split(const CircuitShape& s) { return std::max({s.num_aux, s.a_points, s.b_points}); }
 bool valid_batch_chunk(const CircuitShape& s, uint64_t m) { return m > 0 && (m % 64 == 0 || m >= max_split(s)); }
 uint64_t batch_chunk_points(const CircuitShape& s, uint64_t msm_chunk, uint64_t buffer, int k) {
   if (valid_batch_chunk(s, msm_chunk) && batch_chunk_need(s, msm_chunk, k) <= buffer) return msm_chunk;
@@ -852,12 +854,17 @@ std::string MemoryPlan::describe() const {
                             format_bytes(ntt_tables_bound(s.lg, true))));
   line("arena", fmt::format("{} ({} bytes) of the {} budget; {} unused", format_bytes(arena_bytes), arena_bytes,
                             format_bytes(budget), format_bytes(budget - arena_bytes)));
-  line("host", fmt::format("pinned SRS copy {} (registered once at load)", format_bytes(pinned_srs_bytes())));
+  line("host", fmt::format("pinned staging {} ({} stage slot(s): a, b{})", format_bytes(pinned_staging_bytes()),
+                           stage_slots, srs == SrsPlacement::resident ? " and z" : ""));
+  if (srs == SrsPlacement::streamed)
+    line("", fmt::format("pinned SRS copy {} (registered once at load; the chunks cross from it)",
+                         format_bytes(pinned_srs_bytes())));
   if (pinned_pack_bytes() > 0)
     line("", fmt::format("pinned pack buffers {} ({} x the chunk buffer: {})", format_bytes(pinned_pack_bytes()),
                          kPackBuffers,
                          split_batch > 1 ? "the batch's bitmaps and tail scalars beside each shared chunk"
                                          : "chunks cross without their 0-scalar points"));
+  line("", fmt::format("held while the prover lives: {} (charged to a host budget)", format_bytes(held_host_bytes(true))));
   out += fmt::format("\n  {:>16}  {:>16}  {:>11}  {:<22} {:<14} {}\n", "offset", "bytes", "size", "region", "held by",
                      "contents");
   for (const Region& r : regions) {

@@ -14,8 +14,9 @@ namespace pp::gpu {
 template <class E>
 struct CudaBackendOf<E>::Resident {
   // Declared before the prover so that the key outlives it (a streamed prover unpins the key's
-  // host copy when it goes).
+  // host copy when it goes), and the host budget its holdings are charged to.
   std::shared_ptr<const Key> key;
+  std::shared_ptr<engine::HostBudget> host_budget;
   std::unique_ptr<ProverOf<E>> prover;
   uint64_t domain = 0;
   std::atomic<int> in_flight{0};
@@ -114,9 +115,12 @@ std::shared_ptr<typename CudaBackendOf<E>::Resident> CudaBackendOf<E>::acquire(c
       pc.srs = config_.srs;
       pc.pinned_staging = config_.pinned_staging;
       pc.split_batch = config_.split_batch;
+      pc.pass_thread = config_.pass_thread;
       pc.calls = &calls_;
+      pc.host_budget = config_.host_budget.get();
       auto r = std::make_shared<Resident>();
       r->key = key;
+      r->host_budget = config_.host_budget;
       r->prover = std::make_unique<ProverOf<E>>(*key, densities, pc);
       r->arena_bytes = r->prover->plan().arena_bytes;
       r->ledger = ledger_;

@@ -16,6 +16,32 @@ void CUDART_CB stamp_now(void* arg) {
 
 }  // namespace
 
+// The split query `pass` (0 L, 1 A, 2 B_G1 over G1; 3 B_G2 over G2) of partition p as both paths
+// start it: its points' count and host copy, its inputs, and where its window sums go in p's msm
+// slot — G1: H, L, A, B_G1 at 0, W, 2W, 3W, their batch sums at 4W + 0..2; G2: B_G2 at 0, its batch
+// sum at W. The resident path adds the device points, variable maps and bitmaps.
+template <class E>
+template <class C>
+Query<C> ProverOf<E>::Impl::query_of(Partition& p, int pass) {
+  const int W = max_windows;
+  SplitInputs<F>& sp = *p.split;
+  if constexpr (std::is_same_v<C, G2>) {
+    XYZZ<G2>* g2 = g2_sums(p.msm_slot);
+    return {.h_points = host_b_g2, .n = b_vars.size(), .in = &sp.b, .inputs = p.split, .d_windows = g2,
+            .d_ones_sum = g2 + W, .shape = &p.b2_shape};
+  } else {
+    XYZZ<G1>* g1 = g1_sums(p.msm_slot);
+    if (pass == 0)
+      return {.h_points = host_l, .n = num_aux, .offset = num_inputs, .in = &sp.l, .inputs = p.split,
+              .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &p.l_shape};
+    if (pass == 1)
+      return {.h_points = host_a, .n = a_vars.size(), .in = &sp.a, .inputs = p.split, .d_windows = g1 + 2 * W,
+              .d_ones_sum = g1 + 4 * W + 1, .shape = &p.a_shape};
+    return {.h_points = host_b_g1, .n = b_vars.size(), .in = &sp.b, .inputs = p.split, .d_windows = g1 + 3 * W,
+            .d_ones_sum = g1 + 4 * W + 2, .shape = &p.b1_shape};
+  }
+}
+
 template <class E>
 void ProverOf<E>::PartitionDeleter::operator()(Partition* p) const {
   if (p->owner && p->owner->batched()) {
@@ -237,8 +263,6 @@ void ProverOf<E>::enqueue_compute(Partition& p) {
   check(device::EventRecord(ev[kNtt], s), "GPU prover: event");
 
   XYZZ<G1>* g1 = m.g1_sums(ms);
-  XYZZ<G2>* g2 = m.g2_sums(ms);
-  const int W = m.max_windows;
   const Affine<G1>* h_resident = m.template srs_region<Affine<G1>>("srs.h");
   m.dense_msm_g1(h_resident, m.host_h, a, p.h_terms, g1, &p.h_shape, ss, ev[kNtt]);
   if (!h_resident) p.split->srs_bytes += p.h_terms * sizeof(Affine<G1>);  // every H point crossed
@@ -264,29 +288,35 @@ void ProverOf<E>::enqueue_compute(Partition& p) {
   const uint64_t *b_ones = next_bits(sp.b.bits.ones), *b_other = next_bits(sp.b.bits.other);
   const uint32_t* a_vars = m.template srs_region<uint32_t>("srs.a_vars");
   const uint32_t* b_vars = m.template srs_region<uint32_t>("srs.b_vars");
-  // Window sums: G1 H, L, A, B_G1 at 0, W, 2W, 3W, their batch sums at 4W + 0..2; G2 at 0, W.
-  Query<G1> ql{.d_points = m.template srs_region<Affine<G1>>("srs.l"), .h_points = m.host_l, .n = m.num_aux,
-                    .offset = m.num_inputs, .in = &sp.l, .inputs = p.split, .d_ones = l_ones, .d_other = l_other,
-                    .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &p.l_shape};
+  Query<G1> ql = m.template query_of<G1>(p, 0);
+  ql.d_points = m.template srs_region<Affine<G1>>("srs.l");
+  ql.d_ones = l_ones;
+  ql.d_other = l_other;
   check(device::EventRecord(ev[kLs], s), "GPU prover: event");
   m.split_msm(ql, ms);
   check(device::EventRecord(ev[kL], s), "GPU prover: event");
   check(device::EventRecord(ev[kAs], s), "GPU prover: event");
-  Query<G1> qa{.d_points = m.template srs_region<Affine<G1>>("srs.a"), .h_points = m.host_a, .n = m.a_vars.size(),
-                    .d_vars = a_vars, .in = &sp.a, .inputs = p.split, .d_ones = a_ones, .d_other = a_other,
-                    .d_windows = g1 + 2 * W, .d_ones_sum = g1 + 4 * W + 1, .shape = &p.a_shape};
+  Query<G1> qa = m.template query_of<G1>(p, 1);
+  qa.d_points = m.template srs_region<Affine<G1>>("srs.a");
+  qa.d_vars = a_vars;
+  qa.d_ones = a_ones;
+  qa.d_other = a_other;
   m.split_msm(qa, ms);
   check(device::EventRecord(ev[kA], s), "GPU prover: event");
   check(device::EventRecord(ev[kB1s], s), "GPU prover: event");
-  Query<G1> qb{.d_points = m.template srs_region<Affine<G1>>("srs.b_g1"), .h_points = m.host_b_g1, .n = m.b_vars.size(),
-                    .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
-                    .d_windows = g1 + 3 * W, .d_ones_sum = g1 + 4 * W + 2, .shape = &p.b1_shape};
+  Query<G1> qb = m.template query_of<G1>(p, 2);
+  qb.d_points = m.template srs_region<Affine<G1>>("srs.b_g1");
+  qb.d_vars = b_vars;
+  qb.d_ones = b_ones;
+  qb.d_other = b_other;
   m.split_msm(qb, ms);
   check(device::EventRecord(ev[kB1], s), "GPU prover: event");
   check(device::EventRecord(ev[kB2s], s), "GPU prover: event");
-  Query<G2> q2{.d_points = m.template srs_region<Affine<G2>>("srs.b_g2"), .h_points = m.host_b_g2, .n = m.b_vars.size(),
-                    .d_vars = b_vars, .in = &sp.b, .inputs = p.split, .d_ones = b_ones, .d_other = b_other,
-                    .d_windows = g2, .d_ones_sum = g2 + W, .shape = &p.b2_shape};
+  Query<G2> q2 = m.template query_of<G2>(p, 3);
+  q2.d_points = m.template srs_region<Affine<G2>>("srs.b_g2");
+  q2.d_vars = b_vars;
+  q2.d_ones = b_ones;
+  q2.d_other = b_other;
   m.split_msm(q2, ms);
   check(device::LaunchHostFunc(s, stamp_now, &p.done_ns), "GPU prover: host callback");
   check(device::EventRecord(ev[kB2], s), "GPU prover: event");
@@ -397,9 +427,11 @@ void ProverOf<E>::Impl::after_h(Partition& p) {
   p.passes_done = false;
   pending.push_back(&p);
   if (int(pending.size()) >= plan.split_batch) form_batch();
-  // 4 passes a batch, over the split_batch H MSMs that follow it.
-  const int per_h = (4 + plan.split_batch - 1) / plan.split_batch;
-  for (int i = 0; i < per_h && !batches.empty(); ++i) run_pass();
+  if (!config.pass_thread) {
+    // 4 passes a batch, over the split_batch H MSMs that follow it.
+    const int per_h = (4 + plan.split_batch - 1) / plan.split_batch;
+    for (int i = 0; i < per_h && !batches.empty(); ++i) run_pass();
+  }
   check(device::EventRecord(compute_tail, compute), "GPU prover: event");
   batch_cv.notify_all();
 }
@@ -407,7 +439,8 @@ void ProverOf<E>::Impl::after_h(Partition& p) {
 template <class E>
 void ProverOf<E>::Impl::flush_for(Partition& p) {
   if (!p.batch && std::find(pending.begin(), pending.end(), &p) != pending.end()) form_batch();
-  while (!p.passes_done && !batches.empty()) run_pass();
+  while (!p.passes_done && step_pass()) {
+  }
   p.passes_done = true;  // no batch holds it (never expected): nothing of it is left to enqueue
   check(device::EventRecord(compute_tail, compute), "GPU prover: event");
   batch_cv.notify_all();
@@ -415,11 +448,22 @@ void ProverOf<E>::Impl::flush_for(Partition& p) {
 
 template <class E>
 void ProverOf<E>::Impl::run_pass() {
+  if (batches.empty()) return;
   const std::shared_ptr<SplitBatch<Partition>> b = batches.front();
-  const int pass = b->next_pass++;
+  const int pass = b->next_pass;
+  while (!batches.empty() && batches.front() == b && b->next_pass == pass) step_pass();
+}
+
+template <class E>
+bool ProverOf<E>::Impl::step_pass() {
+  if (batches.empty()) return false;
+  const std::shared_ptr<SplitBatch<Partition>> b = batches.front();
   if (b->error.ok()) {
     try {
-      enqueue_pass(b, pass);
+      if (cursor_pass < 0) begin_pass(b, b->next_pass);
+      const bool more = cursor_pass < 3 ? (pass_chunk(*cursor_g1), !cursor_g1->done())
+                                        : (pass_chunk(*cursor_g2), !cursor_g2->done());
+      if (!more) end_pass(b, cursor_pass);
     } catch (const GpuError& e) {
       b->error = e.status();
     } catch (const std::exception& e) {
@@ -428,51 +472,87 @@ void ProverOf<E>::Impl::run_pass() {
   }
   if (!b->error.ok()) {
     // What was enqueued still runs; every partition's end comes after it, so finish() waits for
-    // it and then reports the error.
+    // it and then reports the error. That includes the packing of its chunks, which reads the
+    // witnesses (a chunk whose copy was not enqueued is not otherwise behind the end).
+    for (cudaEvent_t e : packed) device::StreamWaitEvent(compute, e, 0);
     for (Partition* q : b->parts) device::EventRecord(marks[std::size_t(q->msm_slot)][kB2], compute);
+    cursor_g1.reset();
+    cursor_g2.reset();
+    cursor_pass = -1;
     b->next_pass = 4;
   }
   if (b->next_pass >= 4) {
     for (Partition* q : b->parts) q->passes_done = true;
     batches.pop_front();
   }
+  return true;
 }
 
 template <class E>
-void ProverOf<E>::Impl::enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass) {
-  static constexpr Mark kBegin[4] = {kLs, kAs, kB1s, kB2s}, kEnd[4] = {kL, kA, kB1, kB2};
-  const int W = max_windows;
+void ProverOf<E>::Impl::begin_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass) {
+  static constexpr Mark kBegin[4] = {kLs, kAs, kB1s, kB2s};
+  cursor_pass = pass;
   for (Partition* q : b->parts)
     check(device::EventRecord(marks[std::size_t(q->msm_slot)][kBegin[pass]], compute), "GPU prover: event");
   if (pass < 3) {
-    std::vector<Query<G1>> qs;
-    for (Partition* q : b->parts) {
-      XYZZ<G1>* g1 = g1_sums(q->msm_slot);
-      SplitInputs<F>& sp = *q->split;
-      if (pass == 0)
-        qs.push_back({.h_points = host_l, .n = num_aux, .offset = num_inputs, .in = &sp.l, .inputs = q->split,
-                      .d_windows = g1 + W, .d_ones_sum = g1 + 4 * W, .shape = &q->l_shape});
-      else if (pass == 1)
-        qs.push_back({.h_points = host_a, .n = a_vars.size(), .in = &sp.a, .inputs = q->split, .d_windows = g1 + 2 * W,
-                      .d_ones_sum = g1 + 4 * W + 1, .shape = &q->a_shape});
-      else
-        qs.push_back({.h_points = host_b_g1, .n = b_vars.size(), .in = &sp.b, .inputs = q->split,
-                      .d_windows = g1 + 3 * W, .d_ones_sum = g1 + 4 * W + 2, .shape = &q->b1_shape});
-    }
-    split_pass<G1>(qs, b);
+    cursor_g1 = std::make_unique<PassCursor<G1>>();
+    cursor_g1->keep = b;
+    for (Partition* q : b->parts) cursor_g1->qs.push_back(query_of<G1>(*q, pass));
+    pass_begin<G1>(*cursor_g1);
   } else {
-    std::vector<Query<G2>> qs;
-    for (Partition* q : b->parts) {
-      XYZZ<G2>* g2 = g2_sums(q->msm_slot);
-      qs.push_back({.h_points = host_b_g2, .n = b_vars.size(), .in = &q->split->b, .inputs = q->split, .d_windows = g2,
-                    .d_ones_sum = g2 + W, .shape = &q->b2_shape});
-    }
-    split_pass<G2>(qs, b);
+    cursor_g2 = std::make_unique<PassCursor<G2>>();
+    cursor_g2->keep = b;
+    for (Partition* q : b->parts) cursor_g2->qs.push_back(query_of<G2>(*q, 3));
+    pass_begin<G2>(*cursor_g2);
   }
+}
+
+template <class E>
+void ProverOf<E>::Impl::end_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass) {
+  static constexpr Mark kEnd[4] = {kL, kA, kB1, kB2};
+  if (pass < 3) pass_end<G1>(*cursor_g1);
+  else pass_end<G2>(*cursor_g2);
+  cursor_g1.reset();
+  cursor_g2.reset();
+  cursor_pass = -1;
   for (Partition* q : b->parts) {
     auto& ev = marks[std::size_t(q->msm_slot)];
     if (pass == 3) check(device::LaunchHostFunc(compute, stamp_now, &q->done_ns), "GPU prover: host callback");
     check(device::EventRecord(ev[kEnd[pass]], compute), "GPU prover: event");
+  }
+  ++b->next_pass;
+}
+
+template <class E>
+void ProverOf<E>::Impl::pass_loop() {
+  try {
+    const engine::CallScope scope(calls);
+    use_device();
+    std::unique_lock lock(batch_mu);
+    for (uint64_t step = 0; !stop_passes;) {
+      if (batches.empty()) {
+        batch_cv.wait(lock);
+        continue;
+      }
+      // At most kPassesAhead steps queued: wait, unlocked, for the device to finish the one
+      // kPassesAhead back (the event that step recorded, which this step records again).
+      cudaEvent_t ahead = pass_ahead[step % kPassesAhead];
+      if (step >= uint64_t(kPassesAhead)) {
+        lock.unlock();
+        const cudaError_t e = device::EventSynchronize(ahead);
+        lock.lock();
+        check(e, "GPU prover: pass thread wait");
+        if (stop_passes || batches.empty()) continue;
+      }
+      step_pass();
+      check(device::EventRecord(ahead, compute), "GPU prover: event");
+      check(device::EventRecord(compute_tail, compute), "GPU prover: event");
+      ++step;
+      batch_cv.notify_all();
+    }
+  } catch (...) {
+    // A device that fails here fails its partitions through their own calls; finish() then runs
+    // what is left of their batches itself (kBatchWait).
   }
 }
 
@@ -490,7 +570,10 @@ void ProverOf<E>::Impl::enqueue_pass(const std::shared_ptr<SplitBatch<Partition>
   template void ProverOf<E>::Impl::after_h(Partition&);                                                       \
   template void ProverOf<E>::Impl::flush_for(Partition&);                                                     \
   template void ProverOf<E>::Impl::run_pass();                                                                \
-  template void ProverOf<E>::Impl::enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);
+  template bool ProverOf<E>::Impl::step_pass();                                                               \
+  template void ProverOf<E>::Impl::begin_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);           \
+  template void ProverOf<E>::Impl::end_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);             \
+  template void ProverOf<E>::Impl::pass_loop();
 PP_GPU_PROVER_PHASES(Bls12_381)
 PP_GPU_PROVER_PHASES(bn254::Bn254)
 #undef PP_GPU_PROVER_PHASES

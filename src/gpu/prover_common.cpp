@@ -170,15 +170,13 @@ std::vector<F> tail_scalars_of(const SplitBits& bits, std::span<const F> input, 
   if (first[blocks] != bits.other_count)
     throw std::invalid_argument("tail_scalars: the bitmap holds " + std::to_string(first[blocks]) +
                                 " tail points, its count says " + std::to_string(bits.other_count));
+  const QueryScalars<F> z{input, aux, vars, offset};
   std::vector<F> out(bits.other_count);
   tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
     std::size_t at = first[k];
     for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w)
-      for (uint64_t word = bits.other[w]; word != 0; word &= word - 1) {
-        const std::size_t p = w * 64 + std::size_t(popcount64((word & (~word + 1)) - 1));
-        const std::size_t v = vars.empty() ? offset + p : vars[p];
-        out[at++] = v < input.size() ? input[v] : aux[v - input.size()];
-      }
+      for (uint64_t word = bits.other[w]; word != 0; word &= word - 1)
+        out[at++] = z.at(w * 64 + std::size_t(popcount64((word & (~word + 1)) - 1)));
   });
   return out;
 }
@@ -238,6 +236,17 @@ std::vector<TailPiece> tail_pieces(std::span<const std::size_t> counts, std::siz
   return out;
 }
 
+namespace {
+
+// Word w of the chunk of points [off, off + m) of bitmap b (off a multiple of 64), without the
+// bits past its m points: what crosses for the chunk.
+uint64_t chunk_word(const std::vector<uint64_t>& b, std::size_t off, std::size_t m, std::size_t w) {
+  const std::size_t valid = m - w * 64;
+  return b[off / 64 + w] & (valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1);
+}
+
+}  // namespace
+
 template <class C>
 PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::size_t off, std::size_t m,
                         std::span<const typename C::Scalar> tail, char* out, const ChunkLayout& lay) {
@@ -247,11 +256,7 @@ PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::siz
   if (off % 64 != 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
     throw std::invalid_argument("pack_chunk: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
                                 ") are not a chunk of bitmaps of " + std::to_string(bits.ones.size()) + " words");
-  // Word w of the chunk, without bits past its m points.
-  const auto word = [&](const std::vector<uint64_t>& b, std::size_t w) {
-    const std::size_t valid = m - w * 64;
-    return b[w0 + w] & (valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1);
-  };
+  const auto word = [&](const std::vector<uint64_t>& b, std::size_t w) { return chunk_word(b, off, m, w); };
   // Blocks of words: each block's first output position from prefix sums of the blocks' counts.
   constexpr std::size_t kWords = 256;
   const std::size_t blocks = (words + kWords - 1) / kWords;
@@ -300,46 +305,51 @@ PackedCounts pack_chunk(const Affine<C>* points, const SplitBits& bits, std::siz
 namespace {
 
 template <class F>
-std::size_t pack_batch_side_of(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const F> tail, char* side,
-                               const BatchChunkLayout& lay) {
+std::size_t pack_batch_side_of(const SplitBits& bits, std::size_t off, std::size_t m, const QueryScalars<F>& z,
+                               char* side, const BatchChunkLayout& lay) {
   const std::size_t w0 = off / 64, words = (m + 63) / 64;
   if (off % 64 != 0 || m == 0 || bits.other.size() != bits.ones.size() || w0 + words > bits.ones.size())
     throw std::invalid_argument("pack_batch_side: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
                                 ") are not a chunk of bitmaps of " + std::to_string(bits.ones.size()) + " words");
   if (lay.scalars < lay.other + words * 8 || lay.other < words * 8 || lay.side_bytes < lay.scalars + m * sizeof(F))
     throw std::invalid_argument("pack_batch_side: a side layout too small for " + std::to_string(m) + " points");
+  if (!z.covers(off, m))
+    throw std::invalid_argument("pack_batch_side: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
+                                ") are not all variables of an assignment of " +
+                                std::to_string(z.input.size() + z.aux.size()) + " values");
   uint64_t* ones = reinterpret_cast<uint64_t*>(side);
   uint64_t* other = reinterpret_cast<uint64_t*>(side + lay.other);
-  std::copy_n(bits.ones.data() + w0, words, ones);
-  std::copy_n(bits.other.data() + w0, words, other);
-  if (m % 64 != 0) {  // no bits past the chunk's points
-    const uint64_t keep = (uint64_t(1) << (m % 64)) - 1;
-    ones[words - 1] &= keep;
-    other[words - 1] &= keep;
-  }
-  std::size_t count = 0;
-  for (std::size_t w = 0; w < words; ++w) count += std::size_t(popcount64(other[w]));
-  if (count != tail.size())
-    throw std::invalid_argument("pack_batch_side: points [" + std::to_string(off) + ", " + std::to_string(off + m) +
-                                ") hold " + std::to_string(count) + " tail points, " + std::to_string(tail.size()) +
-                                " tail scalars were given");
-  constexpr std::size_t kScalars = std::size_t(1) << 16;  // copied by the pack arena's threads
-  tbb::parallel_for(std::size_t(0), (tail.size() + kScalars - 1) / kScalars, [&](std::size_t k) {
-    const std::size_t lo = k * kScalars, n = std::min(kScalars, tail.size() - lo);
-    std::memcpy(side + lay.scalars + lo * sizeof(F), tail.data() + lo, n * sizeof(F));
+  // Blocks of words, on the pack arena's threads: each block's first tail rank from a prefix sum.
+  constexpr std::size_t kWords = 1024;
+  const std::size_t blocks = (words + kWords - 1) / kWords;
+  std::vector<std::size_t> first(blocks + 1, 0);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w) {
+      ones[w] = chunk_word(bits.ones, off, m, w);
+      other[w] = chunk_word(bits.other, off, m, w);
+      first[k + 1] += std::size_t(popcount64(other[w]));
+    }
   });
-  return count;
+  for (std::size_t k = 0; k < blocks; ++k) first[k + 1] += first[k];
+  F* scalars = reinterpret_cast<F*>(side + lay.scalars);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t k) {
+    std::size_t at = first[k];
+    for (std::size_t w = k * kWords; w < std::min(words, k * kWords + kWords); ++w)
+      for (uint64_t word = other[w]; word != 0; word &= word - 1)
+        std::memcpy(scalars + at++, &z.at(off + w * 64 + std::size_t(popcount64((word & (~word + 1)) - 1))), sizeof(F));
+  });
+  return first[blocks];
 }
 
 }  // namespace
 
-std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail, char* side,
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, const QueryScalars<Fr>& z, char* side,
                             const BatchChunkLayout& lay) {
-  return pack_batch_side_of(bits, off, m, tail, side, lay);
+  return pack_batch_side_of(bits, off, m, z, side, lay);
 }
-std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const bn254::Fr> tail,
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, const QueryScalars<bn254::Fr>& z,
                             char* side, const BatchChunkLayout& lay) {
-  return pack_batch_side_of(bits, off, m, tail, side, lay);
+  return pack_batch_side_of(bits, off, m, z, side, lay);
 }
 
 template <class C>

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_status.cuh"
@@ -50,12 +51,15 @@ inline uint64_t align_up(uint64_t x, uint64_t a = 256) { return (x + a - 1) / a 
 // the batch's partitions share, recorded in each one's slot.
 enum Mark { kUploadStart, kUploadEnd, kStart, kNtt, kH, kLs, kL, kAs, kA, kB1s, kB1, kB2s, kB2, kMarks };
 
-// One split query's inputs: the classes of its scalars and, with a streamed SRS, its tail's
-// scalars (F: the curve's scalar field) in tail order and the tail and 1 counts of each SRS chunk.
+// One split query's inputs: the classes of its scalars and, with a streamed SRS, the tail and 1
+// counts of each SRS chunk and its tail's scalars (F: the curve's scalar field): copied out in
+// tail order (`tail`), or, batched, read in place from the witness's z (`z`, which the batch's
+// packing reads until the partition's passes have run) when each chunk's side is packed.
 template <class F>
 struct SplitQuery {
   SplitBits bits;
   std::vector<F> tail;
+  QueryScalars<F> z;
   std::vector<std::size_t> tail_counts, ones_counts;
 };
 
@@ -131,6 +135,23 @@ struct Query {
   XYZZ<C>* d_windows = nullptr;                   // accumulated window sums
   XYZZ<C>* d_ones_sum = nullptr;
   MsmShape* shape = nullptr;  // records the window the sums use
+};
+
+// A batch pass being enqueued one chunk at a time (Impl::step_pass): its queries, one per
+// partition of the batch, and what the chunks so far have left for the next: the chunk, and each
+// partition's gather area, window, tail pieces and next piece.
+template <class C>
+struct PassCursor {
+  std::vector<Query<C>> qs;
+  std::shared_ptr<PackState> keep;  // the batch: its chunks' packing reports there
+  std::size_t n = 0, cap = 0, chunks = 0, k = 0;
+  BatchChunkLayout lay;
+  std::size_t rank_bytes = 0, area_bytes = 0;
+  GatherLayout glay;
+  std::vector<int> window;
+  std::vector<std::vector<TailPiece>> pieces;
+  std::vector<std::size_t> next;
+  bool done() const { return k >= chunks; }
 };
 
 }  // namespace prover_detail
@@ -209,6 +230,8 @@ struct ProverOf<E>::Impl {
   // form); for snarkjs, whose H step is the last, 1 as a canonical integer in the limbs (the
   // product by it leaves Montgomery form). Either way the H MSM gets canonical scalars.
   F h_factor;
+  // The holdings charged to config.host_budget (MemoryPlan::held_host_bytes), released last.
+  uint64_t held_host = 0;
   // Runtime calls made after start-up, by kind (the engine's count of forbidden calls reads it).
   engine::DeviceCalls own_calls;
   engine::DeviceCalls* calls = &own_calls;
@@ -265,6 +288,9 @@ struct ProverOf<E>::Impl {
   template <class Fill>
   char* stream_chunk(std::size_t k, Fill&& fill);
   void chunk_done(std::size_t k);
+  // Queues job on the pack stream into pack buffer k % kPackBuffers (once its last copy has left
+  // it) and records the buffer's `packed` event after it; returns the buffer.
+  char* launch_pack(std::size_t k, std::unique_ptr<PackJob> job);
   char* stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay, std::size_t point_bytes);
   void tail_ranks(const uint64_t* bitmap, std::size_t words, uint32_t* rank, void* ws, std::size_t ws_bytes);
   void select_queries(SplitInputs<F>& sp, const ZClasses& z, const WitnessOf<E>& w) const;
@@ -276,11 +302,14 @@ struct ProverOf<E>::Impl {
 
   template <class C>
   void split_msm(Query<C>& q, int ms);
+  template <class C>
+  Query<C> query_of(Partition& p, int pass);  // prover.cu
 
   // ---- batched split MSMs (plan.split_batch > 1; prover.cu, prover_msm.cu) ----
   bool batched() const { return !resident && plan.split_batch > 1; }
-  // Enqueueing on the compute stream: compute() (one at a time, the engine's compute token) and a
-  // finish() or a partition's deleter that runs its batch's passes. Guards everything below.
+  // Enqueueing on the compute stream: compute() (one at a time, the engine's compute token), the
+  // pass thread, and a finish() or a partition's deleter that runs its batch's passes. Guards
+  // everything below.
   std::mutex batch_mu;
   std::condition_variable batch_cv;  // a pass enqueued, a partition staged
   std::vector<Partition*> pending;   // H MSM enqueued, in no batch yet
@@ -288,19 +317,41 @@ struct ProverOf<E>::Impl {
   int staged_waiting = 0;  // partitions between the start of stage() and compute()
   // Recorded after every enqueue on the compute stream: passed, the device has nothing queued.
   cudaEvent_t compute_tail = nullptr;
-  // After partition p's H MSM: joins it to the pending ones (forming a batch at split_batch) and
-  // enqueues the passes due after an H MSM (4 / split_batch, rounded up) from the oldest batch.
+  // The front batch's pass under way (pass 0-2 in cursor_g1, 3 in cursor_g2), -1: none.
+  int cursor_pass = -1;
+  std::unique_ptr<PassCursor<G1>> cursor_g1;
+  std::unique_ptr<PassCursor<G2>> cursor_g2;
+  // The pass thread (config.pass_thread): steps the front batch's passes while there are batches,
+  // waiting before step s for the event recorded after step s - kPassesAhead.
+  std::thread pass_worker;
+  bool stop_passes = false;
+  std::array<cudaEvent_t, kPassesAhead> pass_ahead{};
+  void pass_loop();
+  // After partition p's H MSM: joins it to the pending ones (forming a batch at split_batch);
+  // without the pass thread, enqueues the passes due after an H MSM (4 / split_batch, rounded up)
+  // from the oldest batch.
   void after_h(Partition& p);
   // Forms a batch of the pending partitions (p among them) if p is in none, then enqueues passes,
   // oldest batch first, until p's are.
   void flush_for(Partition& p);
   void form_batch();  // of the pending partitions
-  // The front batch's next pass, for every partition of it; a pass that fails to enqueue fails
-  // the batch (SplitBatch::error) and ends its partitions' marks, so that nothing waits forever.
+  // One chunk of the front batch's pass under way (begun here if none is; ended here after its
+  // last chunk); false when there is no batch. A pass that fails to enqueue fails the batch
+  // (SplitBatch::error) and ends its partitions' marks, so that nothing waits forever.
+  bool step_pass();
+  // The front batch's pass under way (or its next) to its end.
   void run_pass();
-  void enqueue_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
+  void begin_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
+  void end_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
+  // A pass over one split query for every partition of a batch (the same points): pass_begin
+  // checks the batch and lays out the gather buffer, pass_chunk enqueues the cursor's next chunk,
+  // pass_end checks that every tail piece was taken.
   template <class C>
-  void split_pass(std::vector<Query<C>>& qs, const std::shared_ptr<PackState>& keep);
+  void pass_begin(PassCursor<C>& c);
+  template <class C>
+  void pass_chunk(PassCursor<C>& c);
+  template <class C>
+  void pass_end(const PassCursor<C>& c) const;
   char* stream_batch_chunk(std::size_t k, std::unique_ptr<PackJob> job, const char* points, std::size_t points_bytes,
                            std::size_t sides_at, std::size_t side_bytes, const std::vector<std::size_t>& side_used);
 };

@@ -140,24 +140,33 @@ void ProverOf<E>::Impl::chunk_done(std::size_t k) {
   check(device::EventRecord(chunk_free[k % 2], compute), "GPU prover: chunk event");
 }
 
-// Streamed split MSM: chunk k packed on the host (the job, a host function on the pack stream,
-// into pack buffer k % 2 once that buffer's previous copy has left it), then copied into chunk
-// buffer k % 2 as stream_chunk does: the points that travel, the 1s' bitmap words, the tail's
-// scalars. The host never waits; the compute stream waits for the copy.
+// Streamed: queues `job` (a host function on the pack stream) to pack into pack buffer k % 2 once
+// that buffer's previous copy has left it, records the buffer's `packed` event after it and
+// returns the buffer. The host never waits.
 template <class E>
-char* ProverOf<E>::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay,
-                                       std::size_t point_bytes) {
+char* ProverOf<E>::Impl::launch_pack(std::size_t k, std::unique_ptr<PackJob> job) {
   const std::size_t b = k % MemoryPlan::kPackBuffers;
   char* host = pack_buffers[b];
-  const PackedCounts want = job->want;
   job->out = host;
   job->arena = pack_arena.get();
-  job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(F);
-  job->keep->srs_bytes += want.points() * point_bytes;
   check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
   check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: chunk packing");
   job.release();  // run_pack owns it now
   check(device::EventRecord(packed[b], pack), "GPU prover: pack event");
+  return host;
+}
+
+// Streamed split MSM: chunk k packed on the host (launch_pack), then copied into chunk buffer
+// k % 2 as stream_chunk does: the points that travel, the 1s' bitmap words, the tail's scalars.
+// The host never waits; the compute stream waits for the copy.
+template <class E>
+char* ProverOf<E>::Impl::stream_packed(std::size_t k, std::unique_ptr<PackJob> job, const ChunkLayout& lay,
+                                       std::size_t point_bytes) {
+  const std::size_t b = k % MemoryPlan::kPackBuffers;
+  const PackedCounts want = job->want;
+  job->bytes = want.points() * point_bytes + want.ones_words() * 8 + want.tail * sizeof(F);
+  job->keep->srs_bytes += want.points() * point_bytes;
+  char* host = launch_pack(k, std::move(job));
   return stream_chunk(k, [&](char* buf, cudaStream_t st) {
     check(device::StreamWaitEvent(st, packed[b], 0), "GPU prover: packed chunk wait");
     if (want.points() > 0)
@@ -193,8 +202,9 @@ template <class E>
 void ProverOf<E>::Impl::select_queries(SplitInputs<F>& sp, const ZClasses& z, const WitnessOf<E>& w) const {
   const auto split = [&](SplitQuery<F>& q, std::span<const uint32_t> vars, std::size_t offset, std::size_t n) {
     q.bits = select_split(z, vars, offset, n);
+    q.z = QueryScalars<F>{w.input, w.aux, vars, offset};
     if (resident || n == 0) return;
-    q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);
+    if (!batched()) q.tail = tail_scalars(q.bits, w.input, w.aux, vars, offset);  // batched: packed from z
     const std::size_t chunk = chunk_points(n);
     q.tail_counts = set_bits_per_chunk(q.bits.other, n, chunk);
     q.ones_counts = set_bits_per_chunk(q.bits.ones, n, chunk);
@@ -336,13 +346,7 @@ char* ProverOf<E>::Impl::stream_batch_chunk(std::size_t k, std::unique_ptr<PackJ
                                             std::size_t points_bytes, std::size_t sides_at, std::size_t side_bytes,
                                             const std::vector<std::size_t>& side_used) {
   const std::size_t b = k % MemoryPlan::kPackBuffers;
-  char* host = pack_buffers[b];
-  job->out = host;
-  job->arena = pack_arena.get();
-  check(device::StreamWaitEvent(pack, pack_free[b], 0), "GPU prover: pack buffer wait");
-  check(device::LaunchHostFunc(pack, run_pack, job.get()), "GPU prover: batch sides packing");
-  job.release();  // run_pack owns it now
-  check(device::EventRecord(packed[b], pack), "GPU prover: pack event");
+  char* host = launch_pack(k, std::move(job));
   return stream_chunk(k, [&](char* buf, cudaStream_t st) {
     check(device::MemcpyAsync(buf, points, points_bytes, cudaMemcpyHostToDevice, st), "GPU prover: SRS chunk copy");
     check(device::StreamWaitEvent(st, packed[b], 0), "GPU prover: packed sides wait");
@@ -354,112 +358,132 @@ char* ProverOf<E>::Impl::stream_batch_chunk(std::size_t k, std::unique_ptr<PackJ
   });
 }
 
-// One split query for every partition of a batch (qs: one Query each, the same points): each
+// One split query for every partition of a batch (c.qs: one Query each, the same points): each
 // chunk of plan.batch_chunk points crosses once, whole, with each partition's side
 // (BatchChunkLayout); on the device each partition batch-adds its 1s from the shared points and
 // gathers its tail's points, by the ranks of its tail bitmap, and its side's scalars into its own
 // area of the gather buffer (the word ranks at the buffer's front, shared), which the MSM takes
 // whenever the area is full and after the last chunk (tail_pieces, as a lone partition's gather).
+// A chunk's work is whole in itself (the workspace and the ranks are free again after it; only
+// the gather areas carry over, and nothing else uses them), so other work may be enqueued on the
+// compute stream between two chunks of a pass.
 template <class E>
 template <class C>
-void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_ptr<PackState>& keep) {
+void ProverOf<E>::Impl::pass_begin(PassCursor<C>& c) {
   using P = Affine<C>;
-  void* ws = region<void>("compute.workspace");
-  const std::size_t ws_bytes = plan.workspace_bytes;
-  const std::size_t n = qs.front().n, parts = qs.size();
-  if (n == 0) {
+  std::vector<Query<C>>& qs = c.qs;
+  c.n = qs.front().n;
+  const std::size_t parts = qs.size();
+  if (c.n == 0) {
     for (Query<C>& q : qs) *q.shape = MsmShape{0, window_for(1, plan_window<C>())};
-    return;
+    return;  // no chunk
   }
-  const std::size_t cap = chunk_points(n), chunks = (n + cap - 1) / cap;
-  const BatchChunkLayout lay = BatchChunkLayout::of(cap, parts, sizeof(P));
-  if (lay.bytes > plan.chunk_buffer_bytes || lay.sides_bytes(parts) > plan.pinned_pack_bytes() / MemoryPlan::kPackBuffers)
+  c.cap = chunk_points(c.n);
+  c.chunks = (c.n + c.cap - 1) / c.cap;
+  c.lay = BatchChunkLayout::of(c.cap, parts, sizeof(P));
+  if (c.lay.bytes > plan.chunk_buffer_bytes ||
+      c.lay.sides_bytes(parts) > plan.pinned_pack_bytes() / MemoryPlan::kPackBuffers)
     throw GpuError(Status::invalid("GPU prover: a batch of " + std::to_string(parts) + " partitions' chunks of " +
-                                   std::to_string(cap) + " points exceed the chunk buffer"));
+                                   std::to_string(c.cap) + " points exceed the chunk buffer"));
   // The gather buffer: the chunk's word ranks, then one area per partition.
-  char* gather = region<char>("compute.gather");
   const std::size_t gather_bytes = region_bytes("compute.gather");
-  const std::size_t rank_bytes = align_up((cap + 63) / 64 * 4);
-  const std::size_t area_bytes = gather_bytes > rank_bytes ? (gather_bytes - rank_bytes) / parts / 256 * 256 : 0;
-  const std::size_t gcap = GatherLayout::capacity(area_bytes, 0, sizeof(P), cap);
+  c.rank_bytes = align_up((c.cap + 63) / 64 * 4);
+  c.area_bytes = gather_bytes > c.rank_bytes ? (gather_bytes - c.rank_bytes) / parts / 256 * 256 : 0;
+  const std::size_t gcap = GatherLayout::capacity(c.area_bytes, 0, sizeof(P), c.cap);
   if (gcap == 0) throw GpuError(Status::invalid("GPU prover: the gather buffer holds no point for a batch"));
-  const GatherLayout glay = GatherLayout::of(0, gcap, sizeof(P));
-  uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
-  std::vector<int> window(parts);
-  std::vector<std::vector<TailPiece>> pieces(parts);
-  std::vector<std::size_t> next(parts, 0), first(parts, 0);  // next piece; the chunk's first tail rank
+  c.glay = GatherLayout::of(0, gcap, sizeof(P));
+  c.window.assign(parts, 0);
+  c.pieces.assign(parts, {});
+  c.next.assign(parts, 0);
   for (std::size_t i = 0; i < parts; ++i) {
     const Query<C>& q = qs[i];
-    if (q.n != n || q.h_points != qs.front().h_points)
+    if (q.n != c.n || q.h_points != qs.front().h_points)
       throw GpuError(Status::invalid("GPU prover: a batch's partitions read different points"));
     const std::size_t tail = q.in->bits.other_count;
-    if (q.in->tail.size() != tail || q.in->tail_counts.size() != chunks || q.in->ones_counts.size() != chunks)
+    if (q.in->tail_counts.size() != c.chunks || q.in->ones_counts.size() != c.chunks)
       throw GpuError(Status::invalid("GPU prover: a partition's tail and 1 counts do not match the batch chunks"));
-    window[i] = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
-    *q.shape = MsmShape{tail, window[i]};
-    if (tail > 0) pieces[i] = tail_pieces(q.in->tail_counts, gcap);
+    c.window[i] = window_for(std::min(gcap, std::max<std::size_t>(tail, 1)), plan_window<C>());
+    *q.shape = MsmShape{tail, c.window[i]};
+    if (tail > 0) c.pieces[i] = tail_pieces(q.in->tail_counts, gcap);
   }
-  for (std::size_t off = 0, k = 0; off < n; off += cap, ++k) {
-    const std::size_t m = std::min(cap, n - off), words = (m + 63) / 64;
-    auto job = std::make_unique<PackJob>();
-    job->keep = keep;
-    job->what = "batch chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
-    std::vector<std::size_t> used(parts);
-    std::vector<std::pair<std::shared_ptr<SplitInputs<F>>, std::span<const F>>> sides(parts);
-    std::vector<const SplitBits*> bits(parts);
-    std::size_t tails = 0;
-    for (std::size_t i = 0; i < parts; ++i) {
-      const std::size_t count = qs[i].in->tail_counts[k];
-      used[i] = lay.scalars + count * sizeof(F);
-      sides[i] = {qs[i].inputs, std::span<const F>(qs[i].in->tail.data() + first[i], count)};
-      bits[i] = &qs[i].in->bits;
-      tails += count;
-      job->bytes += used[i];
-      // Each partition's share of the points' bytes (the first takes the remainder).
-      qs[i].inputs->srs_bytes += m * sizeof(P) / parts + (i == 0 ? m * sizeof(P) % parts : 0);
-    }
-    job->want = PackedCounts{0, tails};
-    job->pack = [sides, bits, off, m, lay](char* out) {
-      std::size_t got = 0;
-      for (std::size_t i = 0; i < sides.size(); ++i)
-        got += pack_batch_side(*bits[i], off, m, sides[i].second, out + i * lay.side_bytes, lay);
-      return PackedCounts{0, got};
-    };
-    const char* points = reinterpret_cast<const char*>(qs.front().h_points + off);
-    char* buf = stream_batch_chunk(k, std::move(job), points, m * sizeof(P), lay.sides, lay.side_bytes, used);
-    const P* pts = reinterpret_cast<const P*>(buf);
-    for (std::size_t i = 0; i < parts; ++i) {
-      Query<C>& q = qs[i];
-      char* side = buf + lay.sides + i * lay.side_bytes;
-      const uint64_t* ones = reinterpret_cast<const uint64_t*>(side);
-      const uint64_t* other = reinterpret_cast<const uint64_t*>(side + lay.other);
-      const F* sc = reinterpret_cast<const F*>(side + lay.scalars);
-      char* area = gather + rank_bytes + i * area_bytes;
-      P* g_points = reinterpret_cast<P*>(area + glay.points);
-      F* g_scalars = reinterpret_cast<F*>(area + glay.scalars);
-      if (q.in->ones_counts[k] > 0)
-        check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
-      if (next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k) tail_ranks(other, words, rank, ws, ws_bytes);
-      for (; next[i] < pieces[i].size() && pieces[i][next[i]].chunk == k; ++next[i]) {
-        const TailPiece& pc = pieces[i][next[i]];
-        const std::size_t take = pc.hi - pc.lo;
-        device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, pc.lo, pc.hi, pts,
-                       static_cast<const F*>(nullptr), static_cast<const uint32_t*>(nullptr), g_points + pc.at,
-                       static_cast<F*>(nullptr));
-        check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(F), cudaMemcpyDeviceToDevice, compute),
-              "GPU prover: tail scalars gather");
-        if (pc.flush) {
-          MsmShape sh;
-          check(make_msm_shape(pc.at + take, window[i], &sh));
-          check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
-        }
+}
+
+template <class E>
+template <class C>
+void ProverOf<E>::Impl::pass_chunk(PassCursor<C>& c) {
+  using P = Affine<C>;
+  if (c.done()) return;
+  void* ws = region<void>("compute.workspace");
+  const std::size_t ws_bytes = plan.workspace_bytes;
+  std::vector<Query<C>>& qs = c.qs;
+  const std::size_t parts = qs.size(), k = c.k, off = k * c.cap;
+  const std::size_t m = std::min(c.cap, c.n - off), words = (m + 63) / 64;
+  const BatchChunkLayout lay = c.lay;
+  char* gather = region<char>("compute.gather");
+  uint32_t* rank = reinterpret_cast<uint32_t*>(gather);
+  auto job = std::make_unique<PackJob>();
+  job->keep = c.keep;
+  job->what = "batch chunk " + std::to_string(k) + " (points " + std::to_string(off) + " + " + std::to_string(m) + ")";
+  // Each side from its partition's split inputs (held by the job) and, in place, its witness's z.
+  std::vector<std::size_t> used(parts);
+  std::vector<std::pair<std::shared_ptr<SplitInputs<F>>, const SplitQuery<F>*>> sides(parts);
+  std::size_t tails = 0;
+  for (std::size_t i = 0; i < parts; ++i) {
+    const std::size_t count = qs[i].in->tail_counts[k];
+    used[i] = lay.scalars + count * sizeof(F);
+    sides[i] = {qs[i].inputs, qs[i].in};
+    tails += count;
+    job->bytes += used[i];
+    // Each partition's share of the points' bytes (the first takes the remainder).
+    qs[i].inputs->srs_bytes += m * sizeof(P) / parts + (i == 0 ? m * sizeof(P) % parts : 0);
+  }
+  job->want = PackedCounts{0, tails};
+  job->pack = [sides, off, m, lay](char* out) {
+    std::size_t got = 0;
+    for (std::size_t i = 0; i < sides.size(); ++i)
+      got += pack_batch_side(sides[i].second->bits, off, m, sides[i].second->z, out + i * lay.side_bytes, lay);
+    return PackedCounts{0, got};
+  };
+  const char* points = reinterpret_cast<const char*>(qs.front().h_points + off);
+  char* buf = stream_batch_chunk(k, std::move(job), points, m * sizeof(P), lay.sides, lay.side_bytes, used);
+  const P* pts = reinterpret_cast<const P*>(buf);
+  for (std::size_t i = 0; i < parts; ++i) {
+    Query<C>& q = qs[i];
+    char* side = buf + lay.sides + i * lay.side_bytes;
+    const uint64_t* ones = reinterpret_cast<const uint64_t*>(side);
+    const uint64_t* other = reinterpret_cast<const uint64_t*>(side + lay.other);
+    const F* sc = reinterpret_cast<const F*>(side + lay.scalars);
+    char* area = gather + c.rank_bytes + i * c.area_bytes;
+    P* g_points = reinterpret_cast<P*>(area + c.glay.points);
+    F* g_scalars = reinterpret_cast<F*>(area + c.glay.scalars);
+    if (q.in->ones_counts[k] > 0) check(batch_add<C>(pts, ones, m, ws, ws_bytes, q.d_ones_sum, compute, true));
+    std::vector<TailPiece>& pieces = c.pieces[i];
+    std::size_t& next = c.next[i];
+    if (next < pieces.size() && pieces[next].chunk == k) tail_ranks(other, words, rank, ws, ws_bytes);
+    for (; next < pieces.size() && pieces[next].chunk == k; ++next) {
+      const TailPiece& pc = pieces[next];
+      const std::size_t take = pc.hi - pc.lo;
+      device::launch(tail_gather_kernel<C>, grid_for(words), kBlock, 0, compute, other, rank, words, pc.lo, pc.hi, pts,
+                     static_cast<const F*>(nullptr), static_cast<const uint32_t*>(nullptr), g_points + pc.at,
+                     static_cast<F*>(nullptr));
+      check(device::MemcpyAsync(g_scalars + pc.at, sc + pc.lo, take * sizeof(F), cudaMemcpyDeviceToDevice, compute),
+            "GPU prover: tail scalars gather");
+      if (pc.flush) {
+        MsmShape sh;
+        check(make_msm_shape(pc.at + take, c.window[i], &sh));
+        check(msm<C>(g_points, g_scalars, sh, ws, ws_bytes, q.d_windows, compute, nullptr, true));
       }
-      first[i] += q.in->tail_counts[k];
     }
-    chunk_done(k);
   }
-  for (std::size_t i = 0; i < parts; ++i)
-    if (next[i] != pieces[i].size()) throw GpuError(Status::invalid("GPU prover: a batch's tail pieces were left over"));
+  chunk_done(k);
+  ++c.k;
+}
+
+template <class E>
+template <class C>
+void ProverOf<E>::Impl::pass_end(const PassCursor<C>& c) const {
+  for (std::size_t i = 0; i < c.pieces.size(); ++i)
+    if (c.next[i] != c.pieces[i].size()) throw GpuError(Status::invalid("GPU prover: a batch's tail pieces were left over"));
 }
 
 // This file's members of both curves' provers' Impl, as prover.cu calls them.
@@ -470,8 +494,12 @@ void ProverOf<E>::Impl::split_pass(std::vector<Query<C>>& qs, const std::shared_
       const;                                                                                                   \
   template void ProverOf<E>::Impl::split_msm<E::G1>(Query<E::G1>&, int);                                       \
   template void ProverOf<E>::Impl::split_msm<E::G2>(Query<E::G2>&, int);                                       \
-  template void ProverOf<E>::Impl::split_pass<E::G1>(std::vector<Query<E::G1>>&, const std::shared_ptr<PackState>&);  \
-  template void ProverOf<E>::Impl::split_pass<E::G2>(std::vector<Query<E::G2>>&, const std::shared_ptr<PackState>&);
+  template void ProverOf<E>::Impl::pass_begin<E::G1>(PassCursor<E::G1>&);                                     \
+  template void ProverOf<E>::Impl::pass_begin<E::G2>(PassCursor<E::G2>&);                                     \
+  template void ProverOf<E>::Impl::pass_chunk<E::G1>(PassCursor<E::G1>&);                                     \
+  template void ProverOf<E>::Impl::pass_chunk<E::G2>(PassCursor<E::G2>&);                                     \
+  template void ProverOf<E>::Impl::pass_end<E::G1>(const PassCursor<E::G1>&) const;                           \
+  template void ProverOf<E>::Impl::pass_end<E::G2>(const PassCursor<E::G2>&) const;
 PP_GPU_PROVER_MSMS(Bls12_381)
 PP_GPU_PROVER_MSMS(bn254::Bn254)
 #undef PP_GPU_PROVER_MSMS

@@ -38,6 +38,14 @@ uint64_t device_memory(int device) {
 template <class E>
 ProverOf<E>::Impl::~Impl() {
   // Start-up and shutdown may wait; proving never does. The last owner may be any thread.
+  if (pass_worker.joinable()) {
+    {
+      const std::lock_guard lock(batch_mu);
+      stop_passes = true;
+    }
+    batch_cv.notify_all();
+    pass_worker.join();
+  }
   cudaSetDevice(config.device);
   if (compute) cudaStreamSynchronize(compute);
   if (copy) cudaStreamSynchronize(copy);
@@ -52,6 +60,8 @@ ProverOf<E>::Impl::~Impl() {
   for (auto& [p, bytes] : pinned) cudaHostUnregister(p);
   for (void* p : pinned_copies) cudaFreeHost(p);
   if (compute_tail) cudaEventDestroy(compute_tail);
+  for (cudaEvent_t e : pass_ahead)
+    if (e) cudaEventDestroy(e);
   for (auto e : stage_released) cudaEventDestroy(e);
   for (auto e : staging_free) cudaEventDestroy(e);
   for (F* b : staging) cudaFreeHost(b);
@@ -67,6 +77,7 @@ ProverOf<E>::Impl::~Impl() {
   for (cudaStream_t s : {copy, compute, srs, pack})
     if (s) cudaStreamDestroy(s);
   if (arena) cudaFree(arena);
+  if (config.host_budget && held_host) config.host_budget->unhold(held_host);
 }
 
 // The host copy a streamed plan reads its chunks from, in page-locked memory. A vector is
@@ -178,6 +189,14 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   if (m.sums_bytes() > m.region_bytes("msm[0].sums"))
     throw GpuError(Status::invalid("GPU prover: the plan's sums region is too small"));
   m.startup.plan = lap();
+  if (config.host_budget) {
+    // Before anything is pinned: a key whose holdings would pass the budget is not loaded.
+    const uint64_t held = m.plan.held_host_bytes(config.pinned_staging);
+    config.host_budget->hold(held, "a 2^" + std::to_string(shape.lg) + " key's GPU prover (" +
+                                       engine::to_string(m.plan.srs) + " SRS: pinned staging, pack buffers" +
+                                       (m.resident ? "" : ", the SRS host copy") + ")");
+    m.held_host = held;
+  }
 
   check(cudaMalloc(&m.arena, m.plan.arena_bytes), "GPU prover: allocating the arena");
   check(cudaStreamCreateWithFlags(&m.copy, cudaStreamNonBlocking), "GPU prover: stream");
@@ -189,7 +208,7 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
   if (config.pinned_staging) {
     // One pinned buffer per stage slot, allocated once: uploads from pinned memory run at the
     // link's speed and leave the host free, where pageable ones are staged by the driver.
-    const std::size_t scalars = 2 * (std::size_t(1) << shape.lg) + (m.resident ? std::size_t(shape.num_variables()) : 0);
+    const std::size_t scalars = std::size_t(m.plan.staging_scalars());
     m.staging.assign(std::size_t(m.plan.stage_slots), nullptr);
     m.staging_free.assign(std::size_t(m.plan.stage_slots), nullptr);
     for (std::size_t i = 0; i < m.staging.size(); ++i) {
@@ -257,6 +276,12 @@ ProverOf<E>::ProverOf(const Key& pk, const Densities& densities, const ProverCon
     m.host_b_g2 = m.pin(pk.b_g2);
   }
   check(cudaStreamSynchronize(m.compute), "GPU prover: start-up");
+  if (m.batched() && config.pass_thread) {
+    // Blocking-sync events: the pass thread sleeps while it waits for the device.
+    for (cudaEvent_t& e : m.pass_ahead)
+      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync), "GPU prover: event");
+    m.pass_worker = std::thread([&m] { m.pass_loop(); });
+  }
   m.startup.srs = lap();
   m.startup.total = std::chrono::duration<double, std::milli>(t_last - t0).count();
 }

@@ -133,6 +133,8 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   };
   std::vector<engine::Backend*> backends;
   std::vector<engine::BackendOf<Impl::Bn>*> backends_bn;
+  // One host budget for both engines and the GPU provers' holdings.
+  m.host_budget = std::make_shared<engine::HostBudget>(config.host_budget);
   if (const std::optional<int> sim = sim_gpus_from_env()) {
     // Test hook (docs/ENGINE.md): simulated GPUs, each a CPU prover standing in for a device, so
     // that several devices can be driven through every entry point on a machine without one.
@@ -167,6 +169,7 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
       c.gw = config.gw;
       c.srs = config.srs;
       c.ledger = std::make_shared<gpu::CardLedger>();  // the GPU's memory, shared by both curves' backends
+      c.host_budget = m.host_budget;
       m.gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
       c.name = fmt::format("gpu{}-bn254", d);
       m.gpus_bn.push_back(std::make_unique<gpu::CudaBackendOf<Impl::Bn>>(c));
@@ -181,7 +184,6 @@ Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>()) {
   if (devices.empty() && !config.cpu_fallback && (config.all_gpus || !config.gpus.empty()))
     throw std::invalid_argument("cpu_fallback is off but no GPU is visible to prove on: enable the CPU fallback");
 
-  m.host_budget = std::make_shared<engine::HostBudget>(config.host_budget);
   // Test hook (docs/ENGINE.md): lose one GPU partway through the run, as if it had been made
   // unavailable to the process; its partitions are proved again on the other GPUs.
   if (const std::optional<LoseGpu> lose = lose_gpu_from_env()) {
@@ -282,6 +284,7 @@ void fold(engine::EngineStats& into, const engine::EngineStats& more) {
   into.cpu_proofs_rejected += more.cpu_proofs_rejected;
   into.check_ms += more.check_ms;
   into.host_peak_bytes = std::max(into.host_peak_bytes, more.host_peak_bytes);  // one shared budget
+  into.host_held_bytes = std::max(into.host_held_bytes, more.host_held_bytes);
   into.backends.insert(into.backends.end(), more.backends.begin(), more.backends.end());
 }
 

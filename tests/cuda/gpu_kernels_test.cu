@@ -477,6 +477,8 @@ void prover_rows(int max_lg, uint64_t seed) {
     bool tight;  // budget = the planner's minimum for the placement
     double zero, one;
     int gw = 2;  // streamed at gw >= 4: the split MSMs batched (MemoryPlan::split_batch)
+    uint64_t partitions = 3;  // a job's
+    bool inline_passes = false;  // batched: compute() enqueues the passes (ProverConfig::pass_thread off)
   };
   const std::vector<Case> cases = {
       {8, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
@@ -494,6 +496,10 @@ void prover_rows(int max_lg, uint64_t seed) {
       {14, kSnarkjsConvention, engine::SrsPlacement::streamed, false, 0.3, 0.3, 4},
       {16, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.0, 0.0, 8},
       {18, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8},
+      // Jobs of 9: two full batches of 4 enqueued by the pass thread (or, inline, by compute()),
+      // the last partition's flushed by its finish().
+      {14, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8, 9},
+      {14, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8, 9, true},
   };
   for (const Case& c : cases) {
     if (c.lg > max_lg) continue;
@@ -512,7 +518,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     if (c.lg <= 14) row("key points on the GPU == setup() (" + conv + ")", size, same_key(pk, setup(r1cs, seed, {}, c.conv)), ms_since(t0));
     std::vector<Witness> ws;
     std::vector<std::vector<Fr>> publics;
-    for (uint64_t k = 0; k < 3; ++k) {
+    for (uint64_t k = 0; k < c.partitions; ++k) {
       const std::vector<Fr> z = make_witness(r1cs, o, seed + 77 + k);
       ws.push_back(witness_from_assignment(r1cs, z));
       publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
@@ -522,6 +528,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     gpu::CudaBackendConfig cfg;
     cfg.srs = c.srs;
     cfg.gw = c.gw;
+    cfg.pass_thread = !c.inline_passes;
     if (c.tight) {
       const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk), engine::kBls12_381Points);
       cfg.budget = engine::minimum_budget(shape, c.srs);
@@ -583,9 +590,12 @@ void prover_rows(int max_lg, uint64_t seed) {
     const bool caught = eng.stats().backends.at(0).forbidden_calls == 1;
     eng.shutdown(engine::Shutdown::drain);
     char what[160];
-    const std::string batched = batch > 1 ? ", gw " + std::to_string(c.gw) + " batch " + std::to_string(batch) : "";
-    std::snprintf(what, sizeof what, "engine: 2x3 proofs == CPU, verify (%s, %s%s%s, 0/1 %.2f/%.2f)", conv.c_str(),
-                  placement.c_str(), c.tight ? " min budget" : "", batched.c_str(), c.zero, c.one);
+    const std::string batched = batch > 1 ? ", gw " + std::to_string(c.gw) + " batch " + std::to_string(batch) +
+                                                (c.inline_passes ? " inline" : "")
+                                          : "";
+    std::snprintf(what, sizeof what, "engine: 2x%d proofs == CPU, verify (%s, %s%s%s, 0/1 %.2f/%.2f)",
+                  int(c.partitions), conv.c_str(), placement.c_str(), c.tight ? " min budget" : "", batched.c_str(),
+                  c.zero, c.one);
     const bool batched_as_planned = c.gw < 4 || c.srs != engine::SrsPlacement::streamed || batch == (c.gw >= 8 ? 4 : 2);
     row(what, size, ok && equal && valid && batched_as_planned, gpu_ms);
     row("  key uploaded once, evict frees it, no forbidden call", size, ok && loaded_once && evicted && no_forbidden, 0);

@@ -235,6 +235,19 @@ struct MemoryPlan {
   uint64_t pinned_pack_bytes() const {
     return srs == SrsPlacement::streamed ? uint64_t(kPackBuffers) * chunk_buffer_bytes : 0;
   }
+  // The scalars a stage slot's pinned staging buffer holds (gpu::ProverConfig::pinned_staging):
+  // a and b, and the assignment z when the SRS is resident (its MSMs read z on the device).
+  uint64_t staging_scalars() const {
+    return 2 * shape.domain() + (srs == SrsPlacement::resident ? shape.num_variables() : 0);
+  }
+  uint64_t pinned_staging_bytes() const { return uint64_t(stage_slots) * staging_scalars() * kScalarBytes; }
+  // Host memory a prover of this plan holds while it lives, what it charges against a host budget
+  // (HostBudget::hold): its pinned staging (when it stages through pinned buffers) and pack
+  // buffers and, streamed, the SRS host copy its chunks come from.
+  uint64_t held_host_bytes(bool pinned_staging) const {
+    return (pinned_staging ? pinned_staging_bytes() : 0) + pinned_pack_bytes() +
+           (srs == SrsPlacement::streamed ? pinned_srs_bytes() : 0);
+  }
   // The printable description: settings, then a table of regions with offsets and sizes.
   std::string describe() const;
 };

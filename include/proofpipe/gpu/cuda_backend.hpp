@@ -47,6 +47,11 @@ struct CudaBackendConfig {
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   bool pinned_staging = true;
   int split_batch = 0;  // ProverConfig::split_batch: 0 as the plan's msm slots allow, 1 none
+  bool pass_thread = true;  // ProverConfig::pass_thread: batch passes enqueued by the prover's own thread
+  // The host budget each resident key's prover charges its holdings to (ProverConfig::host_budget:
+  // pinned staging and pack buffers, a streamed key's host copy) — the engine's, so that partitions
+  // fit beside them; null: none.
+  std::shared_ptr<engine::HostBudget> host_budget;
   // Test hook, not for production: every Nth partition this backend finishes has its device
   // result corrupted (Prover::finish's corrupt_result); 0: never. The runtime sets it from the
   // debug environment variable PROOFPIPE_DEBUG_CORRUPT_EVERY (docs/ENGINE.md).

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "proofpipe/engine/backend.hpp"
+#include "proofpipe/engine/host_budget.hpp"
 #include "proofpipe/engine/plan.hpp"
 #include "proofpipe/gpu/prover_host.hpp"
 #include "proofpipe/gpu/status.hpp"
@@ -71,10 +72,20 @@ struct ProverConfig {
   bool h_table = true;
   // Streamed SRS: partitions that share one pass over the split queries' chunks (PlanRequest::
   // split_batch; 0: as the plan's msm slots allow, 1: none). Batched, compute() queues a partition's
-  // split MSMs and runs a batch's passes after the H MSMs of the partitions that follow it; finish()
-  // of a partition whose batch is not complete waits for the next partitions while one is staged
-  // (at most kBatchWait), then runs its passes with the partitions there are.
+  // split MSMs for its batch, whose passes the pass thread (below) enqueues; finish() of a
+  // partition whose batch is not complete waits for the next partitions while one is staged (at
+  // most kBatchWait), then runs its passes with the partitions there are.
   int split_batch = 0;
+  // Batched: a thread of the prover's own enqueues the passes, one chunk at a time and at most
+  // kPassesAhead chunks ahead of the device, so that compute() returns once a partition's H MSM is
+  // queued and the next partition stages at once (a pass is thousands of launches: enqueued by
+  // compute(), the host blocked on the full launch queue and the next stage waited for it). false:
+  // compute() enqueues the passes due after each H MSM itself (the first design, the ablation).
+  bool pass_thread = true;
+  // The host budget the prover's holdings are charged to while it lives (MemoryPlan::
+  // held_host_bytes: pinned staging and pack buffers, a streamed key's host copy); null: none.
+  // engine::HostBudgetError from the constructor when they alone would pass it.
+  engine::HostBudget* host_budget = nullptr;
   // Where the steady-state runtime calls are counted (a backend shares one counter among the
   // provers of its device); null: the prover's own.
   engine::DeviceCalls* calls = nullptr;
@@ -123,6 +134,8 @@ struct StartupTimes {
 // The longest finish() holds a partition back for a batch to fill (ProverConfig::split_batch), and
 // how long it waits for a next partition to be staged when none is.
 inline constexpr std::chrono::milliseconds kBatchWait{5000}, kBatchGrace{50};
+// Chunks of batch passes the pass thread keeps queued ahead of the device (ProverConfig::pass_thread).
+inline constexpr int kPassesAhead = 4;
 
 // E: the curve (groth16/curves.hpp), BLS12-381 or BN254; the kernels, the plan and the phases are
 // the same for both.
@@ -153,7 +166,8 @@ class ProverOf {
     void operator()(Partition* p) const;
   };
   using PartitionPtr = std::unique_ptr<Partition, PartitionDeleter>;
-  // The witness must outlive the partition's stage() call. Throws std::invalid_argument naming
+  // The witness must outlive the partition (its values are checked beside the kernels until finish(),
+  // and batched passes read its tail scalars in place). Throws std::invalid_argument naming
   // partition `index`, as pp::prove does, for a witness that does not match the key.
   PartitionPtr prepare(const WitnessType& w, const RandomizersType& rs, std::size_t index = 0) const;
   void stage(Partition& p, int stage_slot, int msm_slot);

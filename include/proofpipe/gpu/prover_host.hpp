@@ -41,6 +41,30 @@ ZClasses classify_z(std::span<const Fr> input, std::span<const Fr> aux, Fr* copy
 ZClasses classify_z(std::span<const bn254::Fr> input, std::span<const bn254::Fr> aux, bn254::Fr* copy_to = nullptr);
 SplitBits select_split(const ZClasses& z, std::span<const uint32_t> vars, std::size_t offset, std::size_t points);
 
+// The scalars of a split query's points, read in place from the assignment z = input ‖ aux:
+// point p's is z[vars[p]] (A and B: vars maps the query's points to variables) or z[offset + p]
+// (L: vars empty).
+template <class F>
+struct QueryScalars {
+  std::span<const F> input, aux;
+  std::span<const uint32_t> vars;
+  std::size_t offset = 0;
+  std::size_t variable(std::size_t p) const { return vars.empty() ? offset + p : vars[p]; }
+  const F& at(std::size_t p) const {
+    const std::size_t v = variable(p);
+    return v < input.size() ? input[v] : aux[v - input.size()];
+  }
+  // Whether each of points [off, off + m) has a variable of z.
+  bool covers(std::size_t off, std::size_t m) const {
+    const std::size_t z = input.size() + aux.size();
+    if (vars.empty()) return offset + off + m <= z;
+    if (off + m > vars.size()) return false;
+    for (std::size_t p = off; p < off + m; ++p)
+      if (vars[p] >= z) return false;
+    return true;
+  }
+};
+
 // The tail's scalars in point order (z of each point whose bit is set in bits.other), as they
 // cross to the device with a streamed SRS. Multithreaded.
 std::vector<Fr> tail_scalars(const SplitBits& bits, std::span<const Fr> input, std::span<const Fr> aux,
@@ -128,11 +152,12 @@ struct BatchChunkLayout {
   uint64_t sides_bytes(uint64_t k) const { return k * side_bytes; }
 };
 // Writes one partition's side of chunk [off, off + m) (off a multiple of 64) at `side`: its bitmap
-// words and `tail`, the chunk's tail scalars (their count must be the chunk's tail bits). Returns
-// the tail count. std::invalid_argument for a chunk outside the bitmaps or a tail of another length.
-std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const Fr> tail, char* side,
+// words and the chunk's tail scalars, each read in place from z (no tail copy is kept between a
+// partition's prepare and its passes). Returns the tail count. std::invalid_argument for a chunk
+// outside the bitmaps, points without a variable of z, or a layout too small. Multithreaded.
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, const QueryScalars<Fr>& z, char* side,
                             const BatchChunkLayout& lay);
-std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, std::span<const bn254::Fr> tail,
+std::size_t pack_batch_side(const SplitBits& bits, std::size_t off, std::size_t m, const QueryScalars<bn254::Fr>& z,
                             char* side, const BatchChunkLayout& lay);
 
 // Streamed SRS, host-side compaction: what of chunk [off, off + m) of a split query crosses PCIe,
