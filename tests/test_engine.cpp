@@ -432,6 +432,61 @@ TEST(Engine, HostBudgetHoldingsShrinkThePartitionsRoom) {
   EXPECT_EQ(budget->held(), 0u);
 }
 
+// Witness sources: each witness is made once its partition is admitted and released when the
+// partition ends, so the host budget bounds how many exist at once (here one: the budget holds one
+// and a half); the proofs are the CPU prover's. A source that throws fails its partition with its
+// message; a job giving both witnesses and sources, or a source that makes nothing, is refused.
+TEST(Engine, WitnessSourcesAreMadeOnAdmissionInsideTheBudget) {
+  const uint64_t one = witness_bytes((*circuit().witnesses)[0]);
+  std::atomic<int> alive{0}, most{0}, made{0};
+  auto source_of = [&](std::size_t p) {
+    WitnessSource s;
+    s.bytes = one;
+    s.make = [&, p] {
+      made.fetch_add(1);
+      const int now = alive.fetch_add(1) + 1;
+      for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+      }
+      const Witness& w = (*circuit().witnesses)[p];
+      return std::shared_ptr<const Witness>(new Witness(w), [&](const Witness* x) {
+        alive.fetch_sub(1);
+        delete x;
+      });
+    };
+    return s;
+  };
+  SimConfig sc = small_sim();
+  sc.latency.h_us = 1000;
+  SimBackend sim(sc);
+  EngineConfig ec;
+  ec.gw = 4;
+  ec.host_mem_bytes = one + one / 2;
+  Engine engine({&sim}, ec);
+  JobSpec spec;
+  spec.key = circuit().key;
+  spec.seed = 93;
+  for (std::size_t p = 0; p < 4; ++p) spec.sources.push_back(source_of(p));
+  expect_cpu_equal_and_valid(engine.submit(spec).wait(), 4, 93);
+  EXPECT_EQ(made.load(), 4);
+  EXPECT_EQ(most.load(), 1);   // never two witnesses at once
+  EXPECT_EQ(alive.load(), 0);  // each released with its partition
+  EXPECT_EQ(engine.stats().host_peak_bytes, one);
+
+  JobSpec bad = spec;
+  bad.sources[2].make = []() -> std::shared_ptr<const Witness> { throw std::runtime_error("witness file unreadable"); };
+  const JobResult r = engine.submit(bad).wait();
+  EXPECT_EQ(r.status, JobStatus::failed);
+  EXPECT_NE(r.error.find("witness file unreadable"), std::string::npos) << r.error;
+  EXPECT_EQ(r.partitions.at(2).status, JobStatus::failed);
+
+  JobSpec both = spec;
+  both.witnesses = circuit().first(4);
+  EXPECT_THROW(engine.submit(both), std::invalid_argument);
+  JobSpec empty_maker = spec;
+  empty_maker.sources[0].make = nullptr;
+  EXPECT_THROW(engine.submit(empty_maker), std::invalid_argument);
+}
+
 TEST(Engine, SeveralDevicesShareOneQueue) {
   std::vector<std::unique_ptr<SimBackend>> sims;
   std::vector<Backend*> backends;

@@ -209,6 +209,7 @@ struct EngineBenchOptions {
   std::vector<std::string> vram_budget = {"16GiB"};  // "card": the whole GPU
   bool zip = false;  // the i-th budget with the i-th gw, instead of every combination
   std::size_t witnesses = 0;        // distinct witnesses shared round-robin by the partitions (0: one each)
+  std::string witness_dir;          // non-empty: witnesses written there, read by sources on admission
   std::string sim_latency = "stage=2000,h=4000,msm=6000,finish=1000";
   bool spin = false;
   std::string trace, timeline;      // empty: not written

@@ -19,6 +19,7 @@
 #include "proofpipe/engine/sim_backend.hpp"
 #include "proofpipe/groth16/synthetic.hpp"
 #include "proofpipe/io/key_cache.hpp"
+#include "proofpipe/io/witness.hpp"
 #if PROOFPIPE_HAS_CUDA
 #include "proofpipe/gpu/cuda_backend.hpp"
 #endif
@@ -71,6 +72,9 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
                   "them, the first design; an ablation); several: one run each")
       ->check(CLI::IsMember({"thread", "inline"}))
       ->capture_default_str();
+  cmd->add_option("--witness-dir", o.witness_dir,
+                  "Write the distinct witnesses here as .ppw files and give the engine sources that read each when its "
+                  "partition is admitted (inside --host-budget) instead of witnesses held in memory");
   cmd->add_option("--witnesses", o.witnesses,
                   "Distinct witnesses, shared (not copied) round-robin by the partitions; 0: one per partition")
       ->capture_default_str();
@@ -150,11 +154,26 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
   return path.substr(0, dot) + suffix + path.substr(dot);
 }
 
+// The partitions' witnesses: held in memory (shared round-robin by the partitions) or, with
+// --witness-dir, files each partition's source reads once the partition is admitted.
+struct BenchWitnesses {
+  std::vector<std::shared_ptr<const Witness>> held;  // one per partition (shared), or empty
+  std::vector<std::filesystem::path> files;          // one per partition (shared), or empty
+  Densities densities;                               // the circuit's (every witness has them)
+  uint64_t bytes = 0;                                // one witness's host bytes (witness_bytes)
+  std::size_t partitions() const { return held.size() + files.size(); }
+  void give(engine::JobSpec& spec) const {
+    spec.witnesses = held;
+    for (const std::filesystem::path& f : files)
+      spec.sources.push_back({bytes, [f] { return std::make_shared<const Witness>(read_witness(f)); }});
+  }
+};
+
 // One engine run (one gw, interlock and budget) over `proofs` jobs of the shared key and witnesses.
 int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& interlock, const std::string& budget,
                       bool check, const std::string& batch_passes,
                       const std::string& suffix, const std::shared_ptr<const ProvingKey>& key,
-                      const std::vector<std::shared_ptr<const Witness>>& witnesses,
+                      const BenchWitnesses& witnesses,
                       const std::vector<std::vector<Fr>>& publics) {
   using namespace pp::engine;
   const bool cuda = o.backend == "cuda";
@@ -179,7 +198,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
       c.host_budget = host_budget;
       gpus.push_back(std::make_unique<gpu::CudaBackend>(c));
       std::string why;
-      if (!gpus.back()->preload(key, witnesses[0]->densities, &why)) throw std::runtime_error(why);
+      if (!gpus.back()->preload(key, witnesses.densities, &why)) throw std::runtime_error(why);
       backends.push_back(gpus.back().get());
     }
     const gpu::ResidentKey k = gpus[0]->resident().at(0);
@@ -217,7 +236,7 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   for (int j = 0; j < o.proofs; ++j) {
     JobSpec spec;
     spec.key = key;
-    spec.witnesses = witnesses;
+    witnesses.give(spec);
     spec.seed = o.seed + uint64_t(j);
     jobs.push_back(engine.submit(std::move(spec)));
   }
@@ -268,19 +287,20 @@ int run_engine_config(const EngineBenchOptions& o, int gw, const std::string& in
   fmt::print("proofpipe op=engine lg={} partitions={} budget={} backend={} devices={} gw={} interlock={} proofs={} "
              "s_per_proof={:.4f} gpu_busy={:.4f} peak_rss_gib={:.2f} peak_rss_scope={} setup_peak_rss_gib={:.2f} "
              "key={} host_budget={} host_held_gib={:.2f} host_charged_peak_gib={:.2f} srs_gib_per_proof={:.3f} "
-             "key_loads={} split_batch={} batch_passes={}\n",
-             o.lg, witnesses.size(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
+             "key_loads={} split_batch={} batch_passes={} witnesses={}\n",
+             o.lg, witnesses.partitions(), budget, o.backend, o.devices, gw, interlock, o.proofs, wall / o.proofs,
              st.gpu_busy(), peak / 1024.0, peak_reset ? "run" : "process", setup_peak / 1024.0,
              o.key_cache.empty() ? "memory" : "mapped", o.host_mem.empty() ? "unlimited" : o.host_mem,
              double(st.host_held_bytes) / double(1ull << 30), double(st.host_peak_bytes) / double(1ull << 30),
-             srs_gib_per_proof, key_loads, split_batch, split_batch > 1 ? batch_passes : "none");
+             srs_gib_per_proof, key_loads, split_batch, split_batch > 1 ? batch_passes : "none",
+             witnesses.files.empty() ? "memory" : "files");
   fmt::print("proofpipe op=engine-check lg={} partitions={} proofs={} check={} s_per_proof={:.4f} proofs_checked={} "
              "proofs_rejected={} check_ms_per_partition={:.3f}\n",
-             o.lg, witnesses.size(), o.proofs, check ? "on" : "off", wall / o.proofs, st.proofs_checked,
+             o.lg, witnesses.partitions(), o.proofs, check ? "on" : "off", wall / o.proofs, st.proofs_checked,
              st.proofs_rejected, st.proofs_checked ? st.check_ms / double(st.proofs_checked) : 0.0);
   if (o.corrupt_every)
     fmt::print("proofpipe op=fault-injection backend={} partitions={} corrupted={} retried={} returned_wrong={}\n",
-               o.backend, std::size_t(o.proofs) * witnesses.size(), corrupted, st.proofs_rejected, wrong);
+               o.backend, std::size_t(o.proofs) * witnesses.partitions(), corrupted, st.proofs_rejected, wrong);
   for (const auto& b : st.backends) {
     fmt::print("  {}: {} partitions, busy {:.1f} %, forbidden device calls {}\n", b.name, b.partitions, 100 * b.gpu_busy,
                b.forbidden_calls);
@@ -340,22 +360,33 @@ int run_engine_bench(const EngineBenchOptions& o) {
   if (cuda) throw std::runtime_error("engine bench --backend cuda: this proofpipe was built without CUDA");
 #endif
   std::shared_ptr<const ProvingKey> key;
-  std::vector<std::shared_ptr<const Witness>> witnesses;
+  BenchWitnesses witnesses;
   std::vector<std::vector<Fr>> publics;
   {
     const R1cs r1cs = make_porep_like_r1cs(so);
     // --witnesses K: K distinct witnesses cycled over the partitions, shared, not copied (a
     // 2^27 witness is 16 GiB); 0: one per partition.
     const std::size_t distinct = o.witnesses == 0 ? o.partitions : std::min(o.witnesses, o.partitions);
+    // --witness-dir: each distinct witness written to a file once, then dropped from memory.
+    if (!o.witness_dir.empty()) std::filesystem::create_directories(o.witness_dir);
     for (std::size_t p = 0; p < o.partitions; ++p) {
       if (p < distinct) {
         const std::vector<Fr> z = make_witness(r1cs, so, o.seed + 1000 + p);
-        witnesses.push_back(std::make_shared<const Witness>(witness_from_assignment(r1cs, z)));
+        auto w = std::make_shared<const Witness>(witness_from_assignment(r1cs, z));
+        witnesses.densities = w->densities;
+        witnesses.bytes = witness_bytes(*w);
+        if (o.witness_dir.empty()) {
+          witnesses.held.push_back(std::move(w));
+        } else {
+          const std::filesystem::path f = std::filesystem::path(o.witness_dir) / fmt::format("witness{}.ppw", p);
+          write_witness(f, *w);
+          witnesses.files.push_back(f);
+        }
         publics.emplace_back(z.begin() + 1, z.begin() + std::ptrdiff_t(r1cs.num_inputs));
       } else {
-        std::shared_ptr<const Witness> shared = witnesses[p % distinct];
+        if (o.witness_dir.empty()) witnesses.held.push_back(witnesses.held[p % distinct]);
+        else witnesses.files.push_back(witnesses.files[p % distinct]);
         std::vector<Fr> inputs = publics[p % distinct];
-        witnesses.push_back(std::move(shared));
         publics.push_back(std::move(inputs));
       }
     }

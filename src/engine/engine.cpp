@@ -536,9 +536,10 @@ struct EngineOf<E>::Impl {
     PartitionTask task;
     task.job = job.id;
     task.partition = job.spec.partition_base + p;
-    task.partitions = job.spec.partition_base + job.spec.witnesses.size();
+    task.partitions = job.spec.partition_base + job.parts.size();
     task.key = job.spec.key;
-    task.witness = job.spec.witnesses[p].get();
+    const WitnessSourceOf<E>* source = job.spec.sources.empty() ? nullptr : &job.spec.sources[p];
+    task.witness = source ? nullptr : job.spec.witnesses[p].get();  // a source's is made once admitted
     task.randomizers = job.randomizers[p];
     if (job.abort.load() != int(Abort::none)) {
       result.status = JobStatus::cancelled;
@@ -546,7 +547,7 @@ struct EngineOf<E>::Impl {
       return end_partition(job, p, std::move(result));
     }
     if (hand_off(b, item, item.rejections)) return;  // lost since its worker took the partition
-    task.host_bytes = b.backend->host_bytes(task);
+    task.host_bytes = source ? source->bytes : b.backend->host_bytes(task);
     if (budget.limit() != 0 && task.host_bytes > budget.limit()) {
       result.status = JobStatus::failed;
       result.error = fmt::format("partition {} needs {} of host memory, above the whole budget of {}", task.partition,
@@ -568,6 +569,21 @@ struct EngineOf<E>::Impl {
       uint64_t n;
       ~BudgetHold() { b.release(n); }
     } budget_hold{budget, task.host_bytes};
+    // Declared after the budget's hold: the witness goes before its bytes are released.
+    std::shared_ptr<const WitnessOf<E>> made;
+    if (source) {
+      try {
+        Span s(*this, b, w, "witness", task);
+        made = source->make();
+        if (!made) throw std::invalid_argument("the witness source made no witness");
+      } catch (const std::exception& e) {
+        result.status = JobStatus::failed;
+        result.error = fmt::format("partition {}: {}", task.partition, e.what());
+        result.exception = std::current_exception();
+        return end_partition(job, p, std::move(result));
+      }
+      task.witness = made.get();
+    }
 
     std::string errors;
     std::exception_ptr last_error;  // the failure that decides the partition's outcome
@@ -802,14 +818,19 @@ template <class E>
 typename EngineOf<E>::Handle EngineOf<E>::submit(Spec spec) {
   Impl& e = *impl_;
   if (!spec.key) throw std::invalid_argument("engine: job without a key");
-  if (spec.witnesses.empty()) throw std::invalid_argument("engine: job without witnesses");
+  if (spec.witnesses.empty() && spec.sources.empty()) throw std::invalid_argument("engine: job without witnesses");
+  if (!spec.witnesses.empty() && !spec.sources.empty())
+    throw std::invalid_argument("engine: a job gives witnesses or witness sources, not both");
   for (std::size_t p = 0; p < spec.witnesses.size(); ++p)
     if (!spec.witnesses[p]) throw std::invalid_argument("engine: partition " + std::to_string(p) + " has no witness");
+  for (std::size_t p = 0; p < spec.sources.size(); ++p)
+    if (!spec.sources[p].make)
+      throw std::invalid_argument("engine: partition " + std::to_string(p) + "'s witness source makes nothing");
   if (spec.backend < -1 || spec.backend >= int(e.backends.size()))
     throw std::invalid_argument(fmt::format("engine: backend {} asked for; the engine has {} (0 .. {}, or -1 for any)",
                                             spec.backend, e.backends.size(), e.backends.size() - 1));
   auto job = std::make_shared<JobStateOf<E>>();
-  const std::size_t n = spec.witnesses.size();
+  const std::size_t n = spec.witnesses.size() + spec.sources.size();
   if (!spec.randomizers.empty() && spec.randomizers.size() != n)
     throw std::invalid_argument(fmt::format("engine: {} randomiser pair(s) for {} partition(s)", spec.randomizers.size(), n));
   job->randomizers = spec.randomizers.empty() ? randomizers_from_seed<typename E::Fr>(spec.seed, n) : spec.randomizers;

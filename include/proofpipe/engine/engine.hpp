@@ -104,13 +104,28 @@ struct JobResultOf {
 };
 using JobResult = JobResultOf<Bls12_381>;
 
+// A witness made when its partition is admitted (JobSpecOf::sources), so that it exists only
+// while its partition is in flight, inside the host budget: `bytes` is what it will take (charged
+// before it is made; witness_bytes of its counts), `make` makes it (reads a file, say), called by
+// the worker that proves the partition once those bytes are acquired, on every attempt that
+// starts the partition afresh (a partition proved again elsewhere makes it again). A `make` that
+// throws fails the partition with its message. The witness is released when the attempt ends.
+template <class E>
+struct WitnessSourceOf {
+  uint64_t bytes = 0;
+  std::function<std::shared_ptr<const WitnessOf<E>>()> make;
+};
+using WitnessSource = WitnessSourceOf<Bls12_381>;
+
 // A proof of N partitions sharing one key. key and witnesses are shared, not copied: one
 // witness per partition, and the same witness may serve several partitions (benchmarks at 2^27,
-// where a witness is 16 GiB, reuse a few).
+// where a witness is 16 GiB, reuse a few). Or, instead of witnesses, one source per partition
+// (then `witnesses` is empty): each witness made when its partition is admitted.
 template <class E>
 struct JobSpecOf {
   std::shared_ptr<const ProvingKeyOf<E>> key;
   std::vector<std::shared_ptr<const WitnessOf<E>>> witnesses;
+  std::vector<WitnessSourceOf<E>> sources;
   uint64_t seed = 0;  // r, s: randomizers_from_seed(seed, N) -> the proofs equal prove(key, witnesses, seed)
   // Explicit r, s per partition (then seed is unused): empty, or one pair per witness.
   std::vector<RandomizersOf<typename E::Fr>> randomizers;
@@ -207,8 +222,8 @@ class EngineOf {
   EngineOf(const EngineOf&) = delete;
   EngineOf& operator=(const EngineOf&) = delete;
 
-  // std::invalid_argument for no key, no witnesses, a backend that is not one of the engine's;
-  // std::logic_error after shutdown.
+  // std::invalid_argument for no key, no witnesses (or sources), both, a null witness or a source
+  // without a maker, a backend that is not one of the engine's; std::logic_error after shutdown.
   Handle submit(Spec spec);
   // Queued partitions of the job are dropped, running ones finish and are discarded; the job
   // ends cancelled (unless it had already ended). false when the job is unknown or done.
