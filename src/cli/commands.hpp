@@ -218,7 +218,7 @@ struct EngineBenchOptions {
   std::vector<std::string> check = {"on"};  // the engine's check before release, on and/or off (one run each)
   uint64_t corrupt_every = 0;       // test hook: every Nth device result corrupted (0: none)
   // cuda, batched: who enqueues the passes (ProverConfig::pass_thread): thread, inline; several: one run each.
-  std::vector<std::string> batch_passes = {"thread"};
+  std::vector<std::string> batch_passes = {"inline"};
 };
 void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& options);
 // Exit code 0 iff every job ended ok and every proof verified.

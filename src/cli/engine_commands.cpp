@@ -68,8 +68,8 @@ void add_engine_bench_options(CLI::App* cmd, EngineBenchOptions& o) {
                   "Test hook: corrupt every Nth device result (cuda: a flipped bit in the L sum read back; sim: "
                   "probability 1/N), to show the check catches it (0: none)");
   cmd->add_option("--batch-passes", o.batch_passes,
-                  "cuda, batched split passes: thread (the prover's pass thread) or inline (compute() enqueues "
-                  "them, the first design; an ablation); several: one run each")
+                  "cuda, batched split passes: inline (compute() enqueues them after each H MSM, the measured "
+                  "design) or thread (the prover's pass thread, a chunk at a time); several: one run each")
       ->check(CLI::IsMember({"thread", "inline"}))
       ->capture_default_str();
   cmd->add_option("--witness-dir", o.witness_dir,

@@ -478,7 +478,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     double zero, one;
     int gw = 2;  // streamed at gw >= 4: the split MSMs batched (MemoryPlan::split_batch)
     uint64_t partitions = 3;  // a job's
-    bool inline_passes = false;  // batched: compute() enqueues the passes (ProverConfig::pass_thread off)
+    bool pass_thread = false;  // batched: the prover's pass thread enqueues the passes (ProverConfig::pass_thread)
   };
   const std::vector<Case> cases = {
       {8, kBellmanConvention, engine::SrsPlacement::resident, false, 0.45, 0.45},
@@ -496,8 +496,8 @@ void prover_rows(int max_lg, uint64_t seed) {
       {14, kSnarkjsConvention, engine::SrsPlacement::streamed, false, 0.3, 0.3, 4},
       {16, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.0, 0.0, 8},
       {18, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8},
-      // Jobs of 9: two full batches of 4 enqueued by the pass thread (or, inline, by compute()),
-      // the last partition's flushed by its finish().
+      // Jobs of 9: two full batches of 4 enqueued by compute() (or by the pass thread), the last
+      // partition's flushed by its finish().
       {14, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8, 9},
       {14, kBellmanConvention, engine::SrsPlacement::streamed, false, 0.45, 0.45, 8, 9, true},
   };
@@ -528,7 +528,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     gpu::CudaBackendConfig cfg;
     cfg.srs = c.srs;
     cfg.gw = c.gw;
-    cfg.pass_thread = !c.inline_passes;
+    cfg.pass_thread = c.pass_thread;
     if (c.tight) {
       const engine::CircuitShape shape = engine::shape_of(QueryLayout::of(pk), engine::kBls12_381Points);
       cfg.budget = engine::minimum_budget(shape, c.srs);
@@ -591,7 +591,7 @@ void prover_rows(int max_lg, uint64_t seed) {
     eng.shutdown(engine::Shutdown::drain);
     char what[160];
     const std::string batched = batch > 1 ? ", gw " + std::to_string(c.gw) + " batch " + std::to_string(batch) +
-                                                (c.inline_passes ? " inline" : "")
+                                                (c.pass_thread ? " pass thread" : "")
                                           : "";
     std::snprintf(what, sizeof what, "engine: 2x%d proofs == CPU, verify (%s, %s%s%s, 0/1 %.2f/%.2f)",
                   int(c.partitions), conv.c_str(), placement.c_str(), c.tight ? " min budget" : "", batched.c_str(),

@@ -47,7 +47,7 @@ struct CudaBackendConfig {
   engine::SrsPlacement srs = engine::SrsPlacement::automatic;
   bool pinned_staging = true;
   int split_batch = 0;  // ProverConfig::split_batch: 0 as the plan's msm slots allow, 1 none
-  bool pass_thread = true;  // ProverConfig::pass_thread: batch passes enqueued by the prover's own thread
+  bool pass_thread = false;  // ProverConfig::pass_thread: batch passes enqueued by the prover's own thread
   // The host budget each resident key's prover charges its holdings to (ProverConfig::host_budget:
   // pinned staging and pack buffers, a streamed key's host copy) — the engine's, so that partitions
   // fit beside them; null: none.

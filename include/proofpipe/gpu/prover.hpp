@@ -72,16 +72,18 @@ struct ProverConfig {
   bool h_table = true;
   // Streamed SRS: partitions that share one pass over the split queries' chunks (PlanRequest::
   // split_batch; 0: as the plan's msm slots allow, 1: none). Batched, compute() queues a partition's
-  // split MSMs for its batch, whose passes the pass thread (below) enqueues; finish() of a
-  // partition whose batch is not complete waits for the next partitions while one is staged (at
-  // most kBatchWait), then runs its passes with the partitions there are.
+  // split MSMs for its batch and enqueues the passes due after its H MSM (or leaves them to the
+  // pass thread, below); finish() of a partition whose batch is not complete waits for the next
+  // partitions while one is staged (at most kBatchWait), then runs its passes with the partitions
+  // there are.
   int split_batch = 0;
   // Batched: a thread of the prover's own enqueues the passes, one chunk at a time and at most
   // kPassesAhead chunks ahead of the device, so that compute() returns once a partition's H MSM is
   // queued and the next partition stages at once (a pass is thousands of launches: enqueued by
-  // compute(), the host blocked on the full launch queue and the next stage waited for it). false:
-  // compute() enqueues the passes due after each H MSM itself (the first design, the ablation).
-  bool pass_thread = true;
+  // compute(), the host blocks on the full launch queue and the next stage waits for it). false
+  // (the default until the thread has been measured on a GPU): compute() enqueues the passes due
+  // after each H MSM itself, the first design, measured (docs/PERF.md K21).
+  bool pass_thread = false;
   // The host budget the prover's holdings are charged to while it lives (MemoryPlan::
   // held_host_bytes: pinned staging and pack buffers, a streamed key's host copy); null: none.
   // engine::HostBudgetError from the constructor when they alone would pass it.
