@@ -93,6 +93,9 @@ std::vector<PartitionResultOf<E>> JobHandleOf<E>::partitions() const {
 // ---- resources ----
 
 void HostBudget::acquire(uint64_t bytes) {
+  if (limit_ != 0 && bytes > limit_)  // nothing could ever make room: no turn taken
+    throw HostBudgetError(fmt::format("{} of host memory for a partition, above the whole budget of {}",
+                                      format_bytes(bytes), format_bytes(limit_)));
   std::unique_lock lock(mu_);
   const uint64_t ticket = next_ticket_++;
   const auto fits = [&] { return limit_ == 0 || held_ + used_ + bytes <= limit_; };
@@ -547,22 +550,20 @@ struct EngineOf<E>::Impl {
       return end_partition(job, p, std::move(result));
     }
     if (hand_off(b, item, item.rejections)) return;  // lost since its worker took the partition
-    task.host_bytes = source ? source->bytes : b.backend->host_bytes(task);
-    if (budget.limit() != 0 && task.host_bytes > budget.limit()) {
+    // The partition fails before it starts, its error `why` prefixed with its number; `ex` the
+    // exception as thrown, or null for a HostBudgetError carrying the error.
+    auto fail_before_start = [&](const std::string& why, std::exception_ptr ex) {
       result.status = JobStatus::failed;
-      result.error = fmt::format("partition {} needs {} of host memory, above the whole budget of {}", task.partition,
-                                 format_bytes(task.host_bytes), format_bytes(budget.limit()));
-      result.exception = std::make_exception_ptr(HostBudgetError(result.error));
-      return end_partition(job, p, std::move(result));
-    }
+      result.error = fmt::format("partition {}: {}", task.partition, why);
+      result.exception = ex ? std::move(ex) : std::make_exception_ptr(HostBudgetError(result.error));
+      end_partition(job, p, std::move(result));
+    };
+    task.host_bytes = source ? source->bytes : b.backend->host_bytes(task);
     try {
       Span s(*this, b, w, "wait-host", task);
       budget.acquire(task.host_bytes);  // order 1
-    } catch (const HostBudgetError& e) {  // beside the holdings (pinned buffers, keys' host copies) it never fits
-      result.status = JobStatus::failed;
-      result.error = fmt::format("partition {}: {}", task.partition, e.what());
-      result.exception = std::make_exception_ptr(HostBudgetError(result.error));
-      return end_partition(job, p, std::move(result));
+    } catch (const HostBudgetError& e) {  // above the budget, or beside the holdings: it never fits
+      return fail_before_start(e.what(), nullptr);
     }
     struct BudgetHold {
       HostBudget& b;
@@ -577,10 +578,7 @@ struct EngineOf<E>::Impl {
         made = source->make();
         if (!made) throw std::invalid_argument("the witness source made no witness");
       } catch (const std::exception& e) {
-        result.status = JobStatus::failed;
-        result.error = fmt::format("partition {}: {}", task.partition, e.what());
-        result.exception = std::current_exception();
-        return end_partition(job, p, std::move(result));
+        return fail_before_start(e.what(), std::current_exception());
       }
       task.witness = made.get();
     }

@@ -447,6 +447,13 @@ void ProverOf<E>::Impl::flush_for(Partition& p) {
 }
 
 template <class E>
+void ProverOf<E>::Impl::drop_cursor() {
+  cursor_g1.reset();
+  cursor_g2.reset();
+  cursor_pass = -1;
+}
+
+template <class E>
 void ProverOf<E>::Impl::run_pass() {
   if (batches.empty()) return;
   const std::shared_ptr<SplitBatch<Partition>> b = batches.front();
@@ -461,9 +468,15 @@ bool ProverOf<E>::Impl::step_pass() {
   if (b->error.ok()) {
     try {
       if (cursor_pass < 0) begin_pass(b, b->next_pass);
-      const bool more = cursor_pass < 3 ? (pass_chunk(*cursor_g1), !cursor_g1->done())
-                                        : (pass_chunk(*cursor_g2), !cursor_g2->done());
-      if (!more) end_pass(b, cursor_pass);
+      bool done = false;
+      if (cursor_pass < 3) {
+        pass_chunk(*cursor_g1);
+        done = cursor_g1->done();
+      } else {
+        pass_chunk(*cursor_g2);
+        done = cursor_g2->done();
+      }
+      if (done) end_pass(b, cursor_pass);
     } catch (const GpuError& e) {
       b->error = e.status();
     } catch (const std::exception& e) {
@@ -476,9 +489,7 @@ bool ProverOf<E>::Impl::step_pass() {
     // witnesses (a chunk whose copy was not enqueued is not otherwise behind the end).
     for (cudaEvent_t e : packed) device::StreamWaitEvent(compute, e, 0);
     for (Partition* q : b->parts) device::EventRecord(marks[std::size_t(q->msm_slot)][kB2], compute);
-    cursor_g1.reset();
-    cursor_g2.reset();
-    cursor_pass = -1;
+    drop_cursor();
     b->next_pass = 4;
   }
   if (b->next_pass >= 4) {
@@ -512,9 +523,7 @@ void ProverOf<E>::Impl::end_pass(const std::shared_ptr<SplitBatch<Partition>>& b
   static constexpr Mark kEnd[4] = {kL, kA, kB1, kB2};
   if (pass < 3) pass_end<G1>(*cursor_g1);
   else pass_end<G2>(*cursor_g2);
-  cursor_g1.reset();
-  cursor_g2.reset();
-  cursor_pass = -1;
+  drop_cursor();
   for (Partition* q : b->parts) {
     auto& ev = marks[std::size_t(q->msm_slot)];
     if (pass == 3) check(device::LaunchHostFunc(compute, stamp_now, &q->done_ns), "GPU prover: host callback");
@@ -570,6 +579,7 @@ void ProverOf<E>::Impl::pass_loop() {
   template void ProverOf<E>::Impl::after_h(Partition&);                                                       \
   template void ProverOf<E>::Impl::flush_for(Partition&);                                                     \
   template void ProverOf<E>::Impl::run_pass();                                                                \
+  template void ProverOf<E>::Impl::drop_cursor();                                                             \
   template bool ProverOf<E>::Impl::step_pass();                                                               \
   template void ProverOf<E>::Impl::begin_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);           \
   template void ProverOf<E>::Impl::end_pass(const std::shared_ptr<SplitBatch<Partition>>&, int);             \

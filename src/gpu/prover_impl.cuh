@@ -342,6 +342,7 @@ struct ProverOf<E>::Impl {
   // The front batch's pass under way (or its next) to its end.
   void run_pass();
   void begin_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
+  void drop_cursor();  // no pass under way
   void end_pass(const std::shared_ptr<SplitBatch<Partition>>& b, int pass);
   // A pass over one split query for every partition of a batch (the same points): pass_begin
   // checks the batch and lays out the gather buffer, pass_chunk enqueues the cursor's next chunk,
